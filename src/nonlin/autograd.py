@@ -1,0 +1,123 @@
+"""Eager evaluation of a spec on tensors: input checks, compute dtype, and autograd with the declared derivative.
+
+The backward of a pointwise or gated entry is its declared derivative (stable in the tails, where the
+autograd of a forward formula often cancels), not autograd through the forward. Gradients of learnable
+parameters and extra inputs are autograd of the forward, recomputed in backward, so broadcasting
+reductions are exact and nothing but the inputs is saved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import torch
+
+from nonlin.ops import TORCH
+from nonlin.spec import Spec
+
+_FLOATING = (torch.float64, torch.float32, torch.float16, torch.bfloat16)
+
+
+def compute_dtype(dtype: torch.dtype) -> torch.dtype:
+    """The dtype the eager path computes in: one step above half types' storage, fp64 for fp32.
+
+    fp32 inputs are computed in fp64 so that composite formulas (erfc of a scaled argument, products of
+    gates) round to within half an ULP of float32 instead of accumulating several; the fused kernels
+    (nonlin.kernels) trade this for speed and the accuracy module measures both.
+    """
+    return torch.float64 if dtype in (torch.float32, torch.float64) else torch.float32
+
+
+def check_floating(arg: str, x: Any) -> torch.Tensor:
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{arg} must be a torch.Tensor, got {type(x).__name__}")
+    if x.dtype not in _FLOATING:
+        raise TypeError(
+            f"{arg} has dtype {x.dtype}; expected a floating dtype (float64, float32, float16 or bfloat16)"
+        )
+    return x
+
+
+def _split(params: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[str, ...], tuple[torch.Tensor, ...]]:
+    floats = {k: v for k, v in params.items() if not isinstance(v, torch.Tensor)}
+    tensor_names = tuple(k for k, v in params.items() if isinstance(v, torch.Tensor))
+    return floats, tensor_names, tuple(params[k] for k in tensor_names)
+
+
+class _SpecFunction(torch.autograd.Function):
+    """y = body(inputs..., params...) with backward = declared derivative for the main inputs.
+
+    `n_main` inputs (x, or g and v) get the declared derivative; the rest (extra inputs, tensor
+    parameters) get autograd of the forward body, recomputed.
+    """
+
+    @staticmethod
+    def forward(ctx, spec, body, derivative, n_main, floats, tensor_names, *tensors):
+        out_dtype = tensors[0].dtype
+        cd = compute_dtype(out_dtype)
+        ctx.spec, ctx.body, ctx.derivative = spec, body, derivative
+        ctx.n_main, ctx.floats, ctx.tensor_names = n_main, floats, tensor_names
+        ctx.save_for_backward(*tensors)
+        args, params = _unpack([t.to(cd) for t in tensors], n_main, floats, tensor_names)
+        return body(TORCH, *args, **params).to(out_dtype)
+
+    @staticmethod
+    def backward(ctx, grad_out):
+        tensors = ctx.saved_tensors
+        cd = compute_dtype(tensors[0].dtype)
+        go = grad_out.to(cd)
+        up = [t.to(cd) for t in tensors]
+        args, params = _unpack(up, ctx.n_main, ctx.floats, ctx.tensor_names)
+        grads: list[torch.Tensor | None] = [None] * len(tensors)
+        needs = ctx.needs_input_grad[6:]
+        if any(needs[: ctx.n_main]):
+            d = ctx.derivative(TORCH, *args, **params)
+            d = d if isinstance(d, tuple) else (d,)
+            for i in range(ctx.n_main):
+                if needs[i]:
+                    grads[i] = _sum_to(go * d[i], tensors[i].shape).to(tensors[i].dtype)
+        rest = [i for i in range(ctx.n_main, len(tensors)) if needs[i]]
+        if rest:
+            with torch.enable_grad():
+                leaves = [u.detach().requires_grad_(i in rest) for i, u in enumerate(up)]
+                a2, p2 = _unpack(leaves, ctx.n_main, ctx.floats, ctx.tensor_names)
+                y = ctx.body(TORCH, *a2, **p2)
+                got = torch.autograd.grad(y, [leaves[i] for i in rest], go, allow_unused=True)
+            for i, g in zip(rest, got, strict=True):
+                grads[i] = torch.zeros_like(tensors[i]) if g is None else g.to(tensors[i].dtype)
+        return (None, None, None, None, None, None, *grads)
+
+
+def _sum_to(t: torch.Tensor, shape: torch.Size) -> torch.Tensor:
+    """Reduce a broadcast gradient back to `shape`."""
+    if t.shape == shape:
+        return t
+    lead = t.dim() - len(shape)
+    t = t.sum(dim=tuple(range(lead))) if lead > 0 else t
+    dims = tuple(i for i, n in enumerate(shape) if n == 1 and t.shape[i] != 1)
+    return t.sum(dim=dims, keepdim=True) if dims else t
+
+
+def _unpack(tensors, n_main, floats, tensor_names):
+    n_extra = len(tensors) - n_main - len(tensor_names)
+    args = list(tensors[: n_main + n_extra])
+    params = dict(floats)
+    params.update(zip(tensor_names, tensors[n_main + n_extra :], strict=True))
+    return args, params
+
+
+def apply(
+    spec: Spec,
+    body,
+    derivative,
+    main: tuple[torch.Tensor, ...],
+    extra: tuple[torch.Tensor, ...] = (),
+    params: Mapping[str, Any] | None = None,
+) -> torch.Tensor:
+    """Evaluate `body` on tensors with the declared `derivative` for the `main` inputs.
+
+    Float params stay Python floats (so bodies may branch on them); tensor params are learnable.
+    """
+    floats, tensor_names, tensor_params = _split(params or {})
+    return _SpecFunction.apply(spec, body, derivative, len(main), floats, tensor_names, *main, *extra, *tensor_params)

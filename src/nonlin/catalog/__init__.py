@@ -1,0 +1,20 @@
+"""Declarations only: one Spec per nonlinearity, one file per family. Importing this registers them."""
+
+from nonlin.catalog import gated, learnable, normalizers, periodic, rectifiers, sigmoidal, smooth, stochastic
+from nonlin.registry import register_all
+
+FAMILIES = (rectifiers, smooth, sigmoidal, periodic, learnable, stochastic, gated, normalizers)
+
+# Named in nonlin's catalog sources but not included, with the reason (also listed in the README).
+LEFT_OUT = {
+    "velu": "VeLU (arXiv:2504.15051): the ArcTan-Sin / ArcTan-ArcSin formula and its parameters could not be "
+    "confirmed from the paper (its two versions and secondary sources disagree)",
+    "mittag_leffler": "Mittag-Leffler unified activation (arXiv:2302.11007): the exact gated formula and its "
+    "defaults could not be extracted from the paper",
+    "localmax": "localmax (arXiv:2509.15958) is a dynamical system on token states, not a drop-in normalizer; "
+    "no usable formula was found",
+    "tanhshrink": "x - tanh(x) needs a long series near 0 to be accurate in float64; left out until it has one",
+}
+
+for _family in FAMILIES:
+    register_all(_family.SPECS)

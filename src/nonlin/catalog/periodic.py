@@ -1,0 +1,67 @@
+"""Periodic and polynomial units."""
+
+from __future__ import annotations
+
+import torch
+
+from nonlin.catalog._build import P, Paper, pointwise, props
+
+SPECS = [
+    pointwise(
+        name="snake",
+        family="periodic",
+        formula=r"x + \sin^2(a x) / a",
+        summary="Snake: a periodic inductive bias with a monotone trend.",
+        forward=lambda m, x, a: x + m.square(m.sin(a * x)) / a,
+        derivative=lambda m, x, a: 1.0 + m.sin(2.0 * a * x),
+        params=(
+            P(
+                "a",
+                1.0,
+                "frequency",
+                low=0.0,
+                low_inclusive=False,
+                learnable=True,
+                init="constant 1.0 (BigVGAN/DAC); the paper suggests ~0.5 for ordinary data, 5-50 for periodic",
+            ),
+        ),
+        aliases=("Snake",),
+        properties=props("zero_at_zero", "monotonic", "smooth", "periodic", "learnable"),
+        paper=Paper("Neural Networks Fail to Learn Periodic Functions and How to Fix It", "arXiv:2006.08195", 2020),
+        source="arXiv:2006.08195, Snake_a(x) = x + sin^2(ax)/a",
+    ),
+    pointwise(
+        name="sin",
+        family="periodic",
+        formula=r"\sin(x)",
+        summary="Sine (SIREN-style periodic activation).",
+        forward=lambda m, x: m.sin(x),
+        derivative=lambda m, x: m.cos(x),
+        aliases=("sine",),
+        properties=props("zero_at_zero", "bounded_below", "bounded_above", "odd", "smooth", "periodic"),
+        torch_equivalent=torch.sin,
+    ),
+    pointwise(
+        name="gcu",
+        family="periodic",
+        formula=r"x \cos(x)",
+        summary="Growing cosine unit.",
+        forward=lambda m, x: x * m.cos(x),
+        derivative=lambda m, x: m.cos(x) - x * m.sin(x),
+        aliases=("GCU", "growing_cosine_unit"),
+        properties=props("zero_at_zero", "odd", "smooth", "periodic"),
+        paper=Paper("Growing Cosine Unit: A Novel Oscillatory Activation Function", "arXiv:2108.12943", 2021),
+        source="arXiv:2108.12943 abstract: C(z) = z cos z",
+    ),
+    pointwise(
+        name="quadratic",
+        family="periodic",
+        formula=r"x^2",
+        summary="Square (polynomial networks).",
+        forward=lambda m, x: x * x,
+        derivative=lambda m, x: 2.0 * x,
+        aliases=("square",),
+        properties=props("zero_at_zero", "bounded_below", "nonnegative", "smooth"),
+        torch_equivalent=torch.square,
+    ),
+]

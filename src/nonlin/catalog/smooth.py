@@ -1,0 +1,366 @@
+"""Smooth rectifiers: exponential units and self-gated units x * g(x)."""
+
+from __future__ import annotations
+
+import math
+
+import torch.nn.functional as F
+
+from nonlin.catalog._build import P, Paper, at, pointwise, props
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_GELU_TANH_C = 0.044715
+SELU_SCALE = 1.0507009873554804934193349852946
+SELU_ALPHA = 1.6732632423543772848170429916717
+
+
+def _elu(m, x, alpha):
+    # expm1 of the clamped input: the unused branch stays finite, so parameter gradients are never inf * 0.
+    return m.where(x > 0, x, alpha * m.expm1(m.minimum(x, 0.0)))
+
+
+def _elu_grad(m, x, alpha):
+    return m.where(x > 0, m.ones_like(x), alpha * m.exp(m.minimum(x, 0.0)))
+
+
+def _swish(m, x, beta):
+    return m.gated(x, m.sigmoid(beta * x))
+
+
+def _swish_grad(m, x, beta):
+    s = m.sigmoid(beta * x)
+    return s + m.gated(beta * x, s * m.sigmoid(-beta * x))
+
+
+def _gelu_tanh_arg(x):
+    # 1 + tanh(u) = 2 sigmoid(2u): the sigmoid form has no cancellation as u -> -inf.
+    return 2.0 * _SQRT_2_OVER_PI * (x + _GELU_TANH_C * x * x * x)
+
+
+def _gelu_tanh(m, x):
+    return m.gated(x, m.sigmoid(_gelu_tanh_arg(x)))
+
+
+def _gelu_tanh_grad(m, x):
+    u = _gelu_tanh_arg(x)
+    s = m.sigmoid(u)
+    du = 2.0 * _SQRT_2_OVER_PI * (1.0 + 3.0 * _GELU_TANH_C * x * x)
+    return s + m.gated(x * du, s * m.sigmoid(-u))
+
+
+def _golu(m, x, alpha, beta, gamma):
+    return alpha * m.gated(x, m.exp(-beta * m.exp(-gamma * x)))
+
+
+def _golu_grad(m, x, alpha, beta, gamma):
+    e = m.exp(-gamma * x)
+    g = m.exp(-beta * e)
+    # x * beta*gamma*e * g written as one exponential, so no inf * 0 when e overflows and g underflows.
+    tail = m.where(gamma * x > -700.0, beta * gamma * m.exp(-gamma * x - beta * e), m.zeros_like(x))
+    return alpha * (g + m.gated(x, tail))
+
+
+def _mish(m, x):
+    return m.gated(x, m.tanh(m.softplus(x)))
+
+
+def _mish_grad(m, x):
+    sp = m.softplus(x)
+    return m.tanh(sp) + m.gated(x, m.sech2(sp) * m.sigmoid(x))
+
+
+def _xgate(m, x, g, alpha):
+    return (1.0 + 2.0 * alpha) * g - alpha
+
+
+def _atan_gate(m, x):
+    # arctan(x)/pi + 1/2 cancels as x -> -inf; for x < 0 it equals -arctan(1/x)/pi exactly.
+    return m.where(x < 0, -m.atan(1.0 / m.minimum(x, -1e-300)) / m.pi, m.atan(x) / m.pi + 0.5)
+
+
+def _x_atan_gate(m, x):
+    # x * (arctan(x)/pi + 1/2): tends to -1/pi (not 0) as x -> -inf, since the gate decays like 1/|x|.
+    # For x < -1e10, x*atan(1/x) = 1 - 1/(3x^2) + O(x^-4): the series is exact to far below an ULP.
+    xn = m.minimum(x, -1e-300)
+    big = -(1.0 - 1.0 / (3.0 * xn * xn)) / m.pi
+    small = -xn * m.atan(1.0 / xn) / m.pi
+    neg = m.where(x < -1e10, big, small)
+    return m.where(x < 0, neg, x * (m.atan(x) / m.pi + 0.5))
+
+
+SPECS = [
+    pointwise(
+        name="elu",
+        family="smooth",
+        formula=r"x \text{ if } x>0 \text{ else } \alpha(e^x - 1)",
+        summary="Exponential linear unit.",
+        forward=_elu,
+        derivative=_elu_grad,
+        params=(P("alpha", 1.0, "saturation value -alpha for x -> -inf", low=0.0),),
+        aliases=("ELU",),
+        properties=props("zero_at_zero", "monotonic", "bounded_below", "smooth"),
+        paper=Paper("Fast and Accurate Deep Network Learning by Exponential Linear Units", "arXiv:1511.07289", 2015),
+        breakpoints=at(0.0),
+        torch_equivalent=lambda x, alpha=1.0: F.elu(x, alpha),
+    ),
+    pointwise(
+        name="selu",
+        family="smooth",
+        formula=r"\lambda\,\mathrm{elu}_\alpha(x),\ \lambda \approx 1.0507,\ \alpha \approx 1.6733",
+        summary="Scaled ELU: self-normalising at the fixed point (0, 1).",
+        forward=lambda m, x: SELU_SCALE * _elu(m, x, SELU_ALPHA),
+        derivative=lambda m, x: SELU_SCALE * _elu_grad(m, x, SELU_ALPHA),
+        aliases=("SELU",),
+        properties=props("zero_at_zero", "monotonic", "bounded_below"),
+        paper=Paper("Self-Normalizing Neural Networks", "arXiv:1706.02515", 2017),
+        breakpoints=at(0.0),
+        torch_equivalent=F.selu,
+    ),
+    pointwise(
+        name="celu",
+        family="smooth",
+        formula=r"\max(0,x) + \min(0, \alpha(e^{x/\alpha} - 1))",
+        summary="Continuously differentiable ELU.",
+        forward=lambda m, x, alpha: m.where(x > 0, x, alpha * m.expm1(m.minimum(x, 0.0) / alpha)),
+        derivative=lambda m, x, alpha: m.where(x > 0, m.ones_like(x), m.exp(m.minimum(x, 0.0) / alpha)),
+        params=(P("alpha", 1.0, "scale", low=0.0, low_inclusive=False),),
+        aliases=("CELU",),
+        properties=props("zero_at_zero", "monotonic", "bounded_below", "smooth"),
+        paper=Paper("Continuously Differentiable Exponential Linear Units", "arXiv:1704.07483", 2017),
+        breakpoints=at(0.0),
+        torch_equivalent=lambda x, alpha=1.0: F.celu(x, alpha),
+    ),
+    pointwise(
+        name="gelu",
+        family="smooth",
+        formula=r"x\,\Phi(x)",
+        summary="Gaussian error linear unit (exact, erf form).",
+        forward=lambda m, x: m.gated(x, m.norm_cdf(x)),
+        derivative=lambda m, x: m.norm_cdf(x) + m.gated(x, m.norm_pdf(x)),
+        aliases=("GELU", "gelu_erf", "gelu_python"),
+        properties=props("zero_at_zero", "bounded_below", "smooth", "self_gated"),
+        paper=Paper("Gaussian Error Linear Units (GELUs)", "arXiv:1606.08415", 2016),
+        torch_equivalent=F.gelu,
+    ),
+    pointwise(
+        name="gelu_tanh",
+        family="smooth",
+        formula=r"\tfrac12 x\left(1 + \tanh\!\left(\sqrt{2/\pi}\,(x + 0.044715 x^3)\right)\right)",
+        summary="The tanh approximation of GELU (GPT-2, BERT).",
+        forward=_gelu_tanh,
+        derivative=_gelu_tanh_grad,
+        aliases=("gelu_new", "gelu_pytorch_tanh", "gelu_fast", "gelu_approx", "approx_gelu"),
+        properties=props("zero_at_zero", "bounded_below", "smooth", "self_gated"),
+        paper=Paper("Gaussian Error Linear Units (GELUs)", "arXiv:1606.08415", 2016),
+        torch_equivalent=lambda x: F.gelu(x, approximate="tanh"),
+    ),
+    pointwise(
+        name="quick_gelu",
+        family="smooth",
+        formula=r"x\,\sigma(1.702 x)",
+        summary="Sigmoid approximation of GELU (CLIP).",
+        forward=lambda m, x: _swish(m, x, 1.702),
+        derivative=lambda m, x: _swish_grad(m, x, 1.702),
+        aliases=("QuickGELU", "gelu_sigmoid"),
+        properties=props("zero_at_zero", "bounded_below", "smooth", "self_gated"),
+        paper=Paper("Gaussian Error Linear Units (GELUs)", "arXiv:1606.08415", 2016),
+        torch_equivalent=lambda x: x * (1.702 * x).sigmoid(),
+    ),
+    pointwise(
+        name="silu",
+        family="smooth",
+        formula=r"x\,\sigma(x)",
+        summary="Sigmoid linear unit (swish with beta = 1).",
+        forward=lambda m, x: _swish(m, x, 1.0),
+        derivative=lambda m, x: _swish_grad(m, x, 1.0),
+        aliases=("SiLU", "swish1", "swish_1"),
+        properties=props("zero_at_zero", "bounded_below", "smooth", "self_gated"),
+        paper=Paper(
+            "Sigmoid-Weighted Linear Units for Neural Network Function Approximation in RL", "arXiv:1702.03118", 2017
+        ),
+        torch_equivalent=F.silu,
+    ),
+    pointwise(
+        name="swish",
+        family="smooth",
+        formula=r"x\,\sigma(\beta x)",
+        summary="Swish with a fixed or learnable beta.",
+        forward=_swish,
+        derivative=_swish_grad,
+        params=(P("beta", 1.0, "gate sharpness", learnable=True, init="constant 1.0 (Swish-1 = SiLU)"),),
+        aliases=("Swish",),
+        properties=props("zero_at_zero", "bounded_below", "smooth", "self_gated", "learnable"),
+        paper=Paper("Searching for Activation Functions", "arXiv:1710.05941", 2017),
+        torch_equivalent=lambda x, beta=1.0: x * (beta * x).sigmoid(),
+    ),
+    pointwise(
+        name="dsilu",
+        family="smooth",
+        formula=r"\sigma(x)\,(1 + x(1 - \sigma(x)))",
+        summary="Derivative of SiLU, used as an activation (dSiLU).",
+        forward=lambda m, x: _swish_grad(m, x, 1.0),
+        derivative=lambda m, x: (lambda s, r: s * r * 2.0 + m.gated(x * (r - s), s * r))(m.sigmoid(x), m.sigmoid(-x)),
+        aliases=("d_silu",),
+        properties=props("bounded_below", "bounded_above", "smooth"),
+        paper=Paper(
+            "Sigmoid-Weighted Linear Units for Neural Network Function Approximation in RL", "arXiv:1702.03118", 2017
+        ),
+        source="arXiv:1702.03118: dSiLU is the derivative of x sigma(x), an identity",
+    ),
+    pointwise(
+        name="mish",
+        family="smooth",
+        formula=r"x \tanh(\operatorname{softplus}(x))",
+        summary="Mish.",
+        forward=_mish,
+        derivative=_mish_grad,
+        aliases=("Mish",),
+        properties=props("zero_at_zero", "bounded_below", "smooth", "self_gated"),
+        paper=Paper("Mish: A Self Regularized Non-Monotonic Activation Function", "arXiv:1908.08681", 2019),
+        torch_equivalent=F.mish,
+    ),
+    pointwise(
+        name="golu",
+        family="smooth",
+        formula=r"\alpha x \exp(-\beta e^{-\gamma x})",
+        summary="Gompertz linear unit: an asymmetric self-gate.",
+        forward=_golu,
+        derivative=_golu_grad,
+        params=(
+            P("alpha", 1.0, "output scale", low=0.0, low_inclusive=False),
+            P("beta", 1.0, "gate displacement", low=0.0, low_inclusive=False),
+            P("gamma", 1.0, "gate growth rate", low=0.0, low_inclusive=False),
+        ),
+        aliases=("GoLU", "gompertz_linear_unit"),
+        properties=props("zero_at_zero", "bounded_below", "smooth", "self_gated"),
+        paper=Paper("Gompertz Linear Units", "arXiv:2502.03654", 2025),
+        source="arXiv:2502.03654 and the authors' code automl/GoLU (alpha = beta = gamma = 1, not learnable)",
+    ),
+    pointwise(
+        name="aptx",
+        family="smooth",
+        formula=r"(\alpha + \tanh(\beta x))\,\gamma x",
+        summary="APTx: a cheaper mish-like unit.",
+        # alpha + tanh(u) = (alpha - 1) + 2 sigmoid(2u): exact, and no cancellation for alpha = 1.
+        forward=lambda m, x, alpha, beta, gamma: gamma * m.gated(x, (alpha - 1.0) + 2.0 * m.sigmoid(2.0 * beta * x)),
+        derivative=lambda m, x, alpha, beta, gamma: gamma
+        * ((alpha - 1.0) + 2.0 * m.sigmoid(2.0 * beta * x) + m.gated(beta * x, m.sech2(beta * x))),
+        params=(
+            P("alpha", 1.0, "gate offset", learnable=True),
+            P("beta", 1.0, "gate sharpness", learnable=True),
+            P("gamma", 0.5, "output scale", learnable=True),
+        ),
+        aliases=("APTx",),
+        properties=props("zero_at_zero", "bounded_below", "smooth", "self_gated", "learnable"),
+        paper=Paper("APTx: Better Activation Function than MISH, SWISH, and ReLU's Variants", "arXiv:2209.06119", 2022),
+        source="arXiv:2209.06119 and the author's package aptx-activation (alpha=1, beta=1, gamma=0.5)",
+    ),
+    pointwise(
+        name="xsilu",
+        family="smooth",
+        formula=r"x\left[(1+2\alpha)\sigma(x) - \alpha\right]",
+        summary="SiLU with an expanded gating range (alpha learnable, 0 = SiLU).",
+        forward=lambda m, x, alpha: m.gated(x, _xgate(m, x, m.sigmoid(x), alpha)),
+        derivative=lambda m, x, alpha: _xgate(m, x, m.sigmoid(x), alpha)
+        + (1.0 + 2.0 * alpha) * m.gated(x, m.sigmoid(x) * m.sigmoid(-x)),
+        params=(P("alpha", 0.0, "gate range expansion", learnable=True, learned_by_default=True, init="zeros"),),
+        aliases=("xSiLU",),
+        properties=props("zero_at_zero", "smooth", "learnable"),
+        paper=Paper("Expanded Gating Ranges Improve Activation Functions", "arXiv:2405.20768", 2024),
+        source="arXiv:2405.20768 abstract (one trainable alpha per MLP block, init 0) and public code",
+    ),
+    pointwise(
+        name="xgelu",
+        family="smooth",
+        formula=r"x\left[(1+2\alpha)\Phi(x) - \alpha\right]",
+        summary="GELU with an expanded gating range (alpha learnable, 0 = GELU).",
+        forward=lambda m, x, alpha: m.gated(x, _xgate(m, x, m.norm_cdf(x), alpha)),
+        derivative=lambda m, x, alpha: _xgate(m, x, m.norm_cdf(x), alpha)
+        + (1.0 + 2.0 * alpha) * m.gated(x, m.norm_pdf(x)),
+        params=(P("alpha", 0.0, "gate range expansion", learnable=True, learned_by_default=True, init="zeros"),),
+        aliases=("xGELU",),
+        properties=props("zero_at_zero", "smooth", "learnable"),
+        paper=Paper("Expanded Gating Ranges Improve Activation Functions", "arXiv:2405.20768", 2024),
+        source="arXiv:2405.20768 abstract (one trainable alpha per MLP block, init 0) and public code",
+    ),
+    pointwise(
+        name="xatlu",
+        family="smooth",
+        formula=r"x\left[(1+2\alpha)(\arctan(x)/\pi + \tfrac12) - \alpha\right]",
+        summary="Arctan-gated linear unit with an expanded gating range (alpha learnable).",
+        forward=lambda m, x, alpha: (1.0 + 2.0 * alpha) * _x_atan_gate(m, x) - alpha * x,
+        derivative=lambda m, x, alpha: _xgate(m, x, _atan_gate(m, x), alpha)
+        + (1.0 + 2.0 * alpha) * x / (m.pi * (1.0 + x * x)),
+        params=(P("alpha", 0.0, "gate range expansion", learnable=True, learned_by_default=True, init="zeros"),),
+        aliases=("xATLU",),
+        properties=props("zero_at_zero", "smooth", "learnable"),
+        paper=Paper("Expanded Gating Ranges Improve Activation Functions", "arXiv:2405.20768", 2024),
+        source="arXiv:2405.20768 abstract (one trainable alpha per MLP block, init 0) and public code",
+    ),
+    pointwise(
+        name="smelu",
+        family="smooth",
+        formula=r"0 \ (x \le -\beta);\ \frac{(x+\beta)^2}{4\beta}\ (|x| \le \beta);\ x\ (x \ge \beta)",
+        summary="Smooth ReLU: a quadratic bridge of half-width beta.",
+        forward=lambda m, x, beta: m.where(
+            x <= -beta, m.zeros_like(x), m.where(x >= beta, x, m.square(x + beta) / (4.0 * beta))
+        ),
+        derivative=lambda m, x, beta: m.where(
+            x <= -beta, m.zeros_like(x), m.where(x >= beta, m.ones_like(x), (x + beta) / (2.0 * beta))
+        ),
+        params=(P("beta", 2.0, "half-width of the quadratic region", low=0.0, low_inclusive=False),),
+        aliases=("SmeLU", "smooth_relu"),
+        properties=props("monotonic", "bounded_below", "nonnegative", "sparse", "smooth"),
+        paper=Paper("Smooth Activations and Reproducibility in Deep Networks", "arXiv:2010.09931", 2020),
+        source="piecewise form from arXiv:2010.09931 / 2202.06499; the papers sweep beta (2 is nonlin's default)",
+        breakpoints=lambda beta, **_: (-beta, beta),
+    ),
+    pointwise(
+        name="sau",
+        family="smooth",
+        formula=r"\alpha x + (1-\alpha)\left[x\Phi(x/\sigma) + \sigma\varphi(x/\sigma)\right]",
+        summary="Smooth approximation unit: leaky ReLU convolved with a Gaussian of width sigma.",
+        forward=lambda m, x, alpha, sigma: alpha * x
+        + (1.0 - alpha) * (m.gated(x, m.norm_cdf(x / sigma)) + sigma * m.norm_pdf(x / sigma)),
+        derivative=lambda m, x, alpha, sigma: alpha + (1.0 - alpha) * m.norm_cdf(x / sigma),
+        params=(
+            P("alpha", 0.01, "leaky slope of the smoothed unit", low=0.0, high=1.0),
+            P("sigma", 1.0, "width of the Gaussian kernel", low=0.0, low_inclusive=False),
+        ),
+        aliases=("SAU",),
+        properties=props("monotonic", "smooth"),
+        paper=Paper("SAU: Smooth activation function using convolution with approximate identities", "arXiv:2109.13210", 2021),
+        confirmed=False,
+        source=(
+            "closed form derived exactly from leaky ReLU * N(0, sigma^2) (the construction in the abstract, checked "
+            "by a quadrature test); the paper's defaults for alpha and sigma were not found"
+        ),
+    ),
+    pointwise(
+        name="crrelu",
+        family="smooth",
+        formula=r"\max(0,x) + \varepsilon\, x\, e^{-x^2/2}",
+        summary="Correction-regularised ReLU (learnable epsilon).",
+        forward=lambda m, x, eps: m.maximum(x, 0.0) + eps * m.gated(x, m.exp(-0.5 * x * x)),
+        derivative=lambda m, x, eps: m.indicator(x > 0, x) + eps * m.gated(1.0 - x * x, m.exp(-0.5 * x * x)),
+        params=(P("eps", 0.01, "correction weight", learnable=True, learned_by_default=True, init="constant 0.01"),),
+        aliases=("CRReLU",),
+        properties=props("zero_at_zero", "learnable"),
+        paper=Paper("A Method on Searching Better Activation Functions", "arXiv:2405.12954", 2024),
+        source="arXiv:2405.12954 names CRReLU; formula and init 0.01 from public code, not the paper's text",
+        confirmed=False,
+        breakpoints=at(0.0),
+    ),
+    pointwise(
+        name="softplus",
+        family="smooth",
+        formula=r"\tfrac1\beta \log(1 + e^{\beta x})",
+        summary="Smooth ReLU; computed without overflow and without torch's threshold cut-off.",
+        forward=lambda m, x, beta: m.softplus(beta * x) / beta,
+        derivative=lambda m, x, beta: m.sigmoid(beta * x),
+        params=(P("beta", 1.0, "sharpness", low=0.0, low_inclusive=False),),
+        aliases=("Softplus",),
+        properties=props("monotonic", "bounded_below", "nonnegative", "smooth"),
+        torch_equivalent=lambda x, beta=1.0: F.softplus(x, beta, threshold=1e300),
+    ),
+]

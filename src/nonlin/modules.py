@@ -1,0 +1,101 @@
+"""nn.Module forms of catalog entries, built from the same declaration as the functional forms."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import torch
+from torch import nn
+
+from nonlin.functional import function
+from nonlin.registry import spec as get_spec
+from nonlin.spec import Kind, Spec
+
+
+class Nonlinearity(nn.Module):
+    """A catalog entry as a module.
+
+    Learnable parameters become ``nn.Parameter`` s: those the spec learns by default (prelu's a,
+    rational's coefficients, ...) unless ``learnable=`` says otherwise; ``learnable=True`` makes every
+    learnable-capable parameter trainable, ``learnable=("beta",)`` chooses. ``num_parameters=C`` gives
+    one value per channel along ``channel_dim`` (1, as torch.nn.PReLU; use -1 for [..., features]).
+    Stochastic entries follow the module's train/eval mode and use ``generator`` if given.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        learnable: bool | Iterable[str] | None = None,
+        num_parameters: int = 1,
+        channel_dim: int = 1,
+        generator: torch.Generator | None = None,
+        dim: int = -1,
+        **params: Any,
+    ) -> None:
+        super().__init__()
+        self.spec: Spec = get_spec(name)
+        self._fn = function(self.spec.name)
+        resolved = self.spec.resolve_params(params)
+        self._learned = self._choose_learned(learnable)
+        if not isinstance(num_parameters, int) or num_parameters < 1:
+            raise ValueError(f"num_parameters must be a positive int; got {num_parameters!r}")
+        if num_parameters > 1 and not self._learned:
+            raise ValueError(f"num_parameters={num_parameters} needs a learnable parameter; {self.spec.name} has none")
+        self.num_parameters, self.channel_dim, self.dim = num_parameters, channel_dim, dim
+        self.generator = generator
+        self._fixed: dict[str, Any] = {}
+        for p in self.spec.params:
+            if p.name in self._learned:
+                self.register_parameter(p.name, nn.Parameter(torch.full((num_parameters,), float(resolved[p.name]))))
+            else:
+                self._fixed[p.name] = resolved[p.name]
+
+    def _choose_learned(self, learnable: bool | Iterable[str] | None) -> tuple[str, ...]:
+        capable = [p.name for p in self.spec.params if p.learnable]
+        if learnable is None:
+            return tuple(p.name for p in self.spec.params if p.learned_by_default)
+        if learnable is True:
+            return tuple(capable)
+        if learnable is False:
+            return ()
+        chosen = tuple(learnable)
+        bad = [n for n in chosen if n not in capable]
+        if bad:
+            raise ValueError(
+                f"{self.spec.name}: parameter {bad[0]!r} cannot be learned; learnable ones: {', '.join(capable) or 'none'}"
+            )
+        return chosen
+
+    def _params(self, ndim: int) -> dict[str, Any]:
+        out = dict(self._fixed)
+        for name in self._learned:
+            w = getattr(self, name)
+            if self.num_parameters > 1:
+                cd = self.channel_dim % ndim if ndim else 0
+                w = w.reshape(-1, *([1] * (ndim - cd - 1)))  # broadcast along channel_dim
+            out[name] = w
+        return out
+
+    def forward(self, *inputs: torch.Tensor, **kwargs: Any) -> torch.Tensor:
+        kind = self.spec.kind
+        if kind is Kind.NORMALIZER:
+            return self._fn(*inputs, dim=kwargs.pop("dim", self.dim), **self._params(inputs[0].dim()), **kwargs)
+        params = self._params(inputs[0].dim() if kind is Kind.POINTWISE else inputs[0].dim())
+        if self.spec.stochastic:
+            return self._fn(*inputs, training=self.training, generator=self.generator, **params, **kwargs)
+        return self._fn(*inputs, **params, **kwargs)
+
+    def extra_repr(self) -> str:
+        parts = [f"{k}={v!r}" for k, v in self._fixed.items() if v is not None]
+        if self._learned:
+            parts.append(f"learnable={list(self._learned)}")
+        if self.num_parameters > 1:
+            parts.append(f"num_parameters={self.num_parameters}, channel_dim={self.channel_dim}")
+        return f"{self.spec.name}" + (", " + ", ".join(parts) if parts else "")
+
+
+def get(name: str, **kwargs: Any) -> Nonlinearity:
+    """An nn.Module for a catalog entry (canonical name or alias), e.g. ``nonlin.get("prelu")``."""
+    return Nonlinearity(name, **kwargs)

@@ -1,0 +1,118 @@
+"""mpmath backend of the math namespace: the high-precision reference.
+
+Each primitive is mpmath's own, correct to the working precision at any argument (mpmath has an
+unbounded exponent, so nothing overflows or underflows). Callers set the precision with
+``mpmath.mp.workdps``; `nonlin.reference` does.
+"""
+
+from __future__ import annotations
+
+import mpmath
+from mpmath import mp
+
+
+class MpmathOps:
+    name = "mpmath"
+
+    @property
+    def pi(self):
+        return mp.pi
+
+    exp = staticmethod(mp.exp)
+    expm1 = staticmethod(mp.expm1)
+    log = staticmethod(mp.log)
+    log1p = staticmethod(mp.log1p)
+    sqrt = staticmethod(mp.sqrt)
+    sin = staticmethod(mp.sin)
+    cos = staticmethod(mp.cos)
+    tanh = staticmethod(mp.tanh)
+    atan = staticmethod(mp.atan)
+    erf = staticmethod(mp.erf)
+    erfc = staticmethod(mp.erfc)
+
+    @staticmethod
+    def abs(x):
+        return abs(x)
+
+    @staticmethod
+    def sign(x):
+        return mp.sign(x)
+
+    @staticmethod
+    def isnan(x):
+        return mp.isnan(x)
+
+    @staticmethod
+    def square(x):
+        return x * x
+
+    @staticmethod
+    def pow(x, n):
+        return mpmath.power(x, n)
+
+    @staticmethod
+    def sigmoid(x):
+        return 1 / (1 + mp.exp(-x))
+
+    @staticmethod
+    def softplus(x):
+        return mp.log1p(mp.exp(x))
+
+    @staticmethod
+    def log_sigmoid(x):
+        return -mp.log1p(mp.exp(-x))
+
+    @staticmethod
+    def sech2(x):
+        return 1 / mp.cosh(x) ** 2
+
+    @staticmethod
+    def norm_cdf(x):
+        return mp.erfc(-x / mp.sqrt(2)) / 2
+
+    @staticmethod
+    def norm_pdf(x):
+        return mp.exp(-x * x / 2) / mp.sqrt(2 * mp.pi)
+
+    @staticmethod
+    def where(cond, a, b):
+        return a if cond else b
+
+    @staticmethod
+    def maximum(x, y):
+        return x if x >= y else mpmath.mpf(y)
+
+    @staticmethod
+    def minimum(x, y):
+        return x if x <= y else mpmath.mpf(y)
+
+    @staticmethod
+    def clamp(x, lo, hi):
+        return MpmathOps.minimum(MpmathOps.maximum(x, lo), hi)
+
+    @staticmethod
+    def indicator(cond, like):
+        return mpmath.mpf(1) if cond else mpmath.mpf(0)
+
+    @staticmethod
+    def gated(x, g):
+        return mpmath.mpf(0) if g == 0 else x * g
+
+    @staticmethod
+    def keep(cond, x):
+        return x if cond else mpmath.mpf(0)
+
+    @staticmethod
+    def full_like(x, value):
+        return mpmath.mpf(value)
+
+    @staticmethod
+    def zeros_like(x):
+        return mpmath.mpf(0)
+
+    @staticmethod
+    def ones_like(x):
+        return mpmath.mpf(1)
+
+
+MPMATH = MpmathOps()

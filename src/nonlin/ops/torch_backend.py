@@ -1,0 +1,119 @@
+"""Torch backend of the math namespace: stable primitives on tensors of the compute dtype."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+_SQRT2 = math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+class TorchOps:
+    """Primitives on torch tensors. Scalars mixed with tensors take the tensor's dtype."""
+
+    name = "torch"
+    pi = math.pi
+
+    # --- elementary ---
+    exp = staticmethod(torch.exp)
+    expm1 = staticmethod(torch.expm1)
+    log = staticmethod(torch.log)
+    log1p = staticmethod(torch.log1p)
+    sqrt = staticmethod(torch.sqrt)
+    abs = staticmethod(torch.abs)
+    sign = staticmethod(torch.sign)
+    sin = staticmethod(torch.sin)
+    cos = staticmethod(torch.cos)
+    tanh = staticmethod(torch.tanh)
+    atan = staticmethod(torch.atan)
+    erf = staticmethod(torch.special.erf)
+    erfc = staticmethod(torch.special.erfc)
+    isnan = staticmethod(torch.isnan)
+
+    @staticmethod
+    def square(x):
+        return x * x
+
+    @staticmethod
+    def pow(x, n):
+        return torch.pow(x, n)
+
+    # --- sigmoid family, each without overflow or cancellation ---
+    @staticmethod
+    def sigmoid(x):
+        return torch.sigmoid(x)
+
+    @staticmethod
+    def softplus(x):
+        # log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow, full relative accuracy in both tails.
+        return torch.clamp_min(x, 0) + torch.log1p(torch.exp(-torch.abs(x)))
+
+    @staticmethod
+    def log_sigmoid(x):
+        return -TorchOps.softplus(-x)
+
+    @staticmethod
+    def sech2(x):
+        # 1 - tanh(x)^2 cancels for |x| > ~1; 4t/(1+t)^2 with t = e^{-2|x|} does not.
+        t = torch.exp(-2.0 * torch.abs(x))
+        return 4.0 * t / torch.square(1.0 + t)
+
+    @staticmethod
+    def norm_cdf(x):
+        # Phi(x) = erfc(-x/sqrt2)/2: no cancellation in the left tail, unlike (1 + erf(x/sqrt2))/2.
+        return 0.5 * torch.special.erfc(-x / _SQRT2)
+
+    @staticmethod
+    def norm_pdf(x):
+        return _INV_SQRT_2PI * torch.exp(-0.5 * x * x)
+
+    # --- piecewise ---
+    @staticmethod
+    def where(cond, a, b):
+        return torch.where(cond, a, b)
+
+    @staticmethod
+    def maximum(x, y):
+        return torch.clamp_min(x, y) if not isinstance(y, torch.Tensor) else torch.maximum(x, y)
+
+    @staticmethod
+    def minimum(x, y):
+        return torch.clamp_max(x, y) if not isinstance(y, torch.Tensor) else torch.minimum(x, y)
+
+    @staticmethod
+    def clamp(x, lo, hi):
+        return TorchOps.minimum(TorchOps.maximum(x, lo), hi)
+
+    @staticmethod
+    def indicator(cond, like):
+        """1.0 where cond, else 0.0, NaN where `like` is NaN (so NaN in gives NaN out)."""
+        one = torch.ones_like(like)
+        out = torch.where(cond, one, torch.zeros_like(like))
+        return torch.where(torch.isnan(like), like, out)
+
+    @staticmethod
+    def gated(x, g):
+        """x * g where a gate that underflowed to exactly 0 closes: 0 even for infinite x (the limit)."""
+        return torch.where(g == 0, torch.zeros_like(x * g), x * g)
+
+    @staticmethod
+    def keep(cond, x):
+        """x where cond, else 0; NaN in x stays NaN and -inf outside cond gives 0 (not -inf * 0)."""
+        return torch.where(cond | torch.isnan(x), x, torch.zeros_like(x))
+
+    @staticmethod
+    def full_like(x, value):
+        return torch.full_like(x, value)
+
+    @staticmethod
+    def zeros_like(x):
+        return torch.zeros_like(x)
+
+    @staticmethod
+    def ones_like(x):
+        return torch.ones_like(x)
+
+
+TORCH = TorchOps()

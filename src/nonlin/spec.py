@@ -1,0 +1,192 @@
+"""The declaration of a nonlinearity: one frozen `Spec` per entry, read by every subsystem.
+
+A formula body is a plain Python function of a math namespace `m` (see `nonlin.ops`) and its inputs:
+the same body runs on torch tensors, at 50 digits in mpmath, and (later) inside a fused kernel.
+
+Signatures by kind:
+- pointwise: ``forward(m, x, **params)``; ``derivative(m, x, **params)`` is d forward / dx.
+- gated:     ``forward(m, g, v, **params)``; ``derivative(m, g, v, **params)`` returns
+  (d/dg, d/dv). Packed input is ``[gate | value]`` along the last dim.
+- normalizer: row-wise maps of scores to weights along ``dim``; they carry a torch implementation
+  and a row-wise mpmath reference instead of an elementwise body (sorting and reductions are not
+  elementwise), see ``nonlin.catalog.normalizers``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class Kind(StrEnum):
+    POINTWISE = "pointwise"
+    GATED = "gated"
+    NORMALIZER = "normalizer"
+
+
+# The properties a spec may declare. Each one that is checkable on numbers is checked by
+# tests/test_properties.py against the forward, both ways (declared <=> observed).
+PROPERTIES: Mapping[str, str] = {
+    "zero_at_zero": "f(0) = 0",
+    "monotonic": "non-decreasing everywhere",
+    "bounded_below": "inf f > -infinity",
+    "bounded_above": "sup f < +infinity",
+    "nonnegative": "f(x) >= 0 everywhere",
+    "odd": "f(-x) = -f(x)",
+    "sparse": "exact zeros on a set of positive measure (a whole interval of inputs)",
+    "smooth": "continuously differentiable (no kink): f' has no jump",
+    "self_gated": "f(x) = x * g(x) with a gate g -> 0 at -inf and g -> 1 at +inf",
+    "periodic": "has a periodic component (sin-based)",
+    "stochastic": "random in training mode",
+    "gradient_rule": "backward is a documented rule, not the derivative of the forward",
+    "learnable": "has parameters that can be trained",
+    "row_normalized": "weights along dim sum to one",
+    "sparse_output": "weights can be exactly zero",
+}
+
+
+@dataclass(frozen=True)
+class Param:
+    """A parameter of a nonlinearity: its default, its admissible range and whether it can be learned."""
+
+    name: str
+    default: float | None  # None: derived from the input (e.g. sigmoid_attn's bias -log n); see doc
+    doc: str = ""
+    low: float = -math.inf
+    high: float = math.inf
+    low_inclusive: bool = True
+    high_inclusive: bool = True
+    integer: bool = False
+    learnable: bool = False
+    # The nn.Module form makes it an nn.Parameter unless told otherwise (prelu's a: yes; swish's beta: no).
+    learned_by_default: bool = False
+    # How the nn.Module form initialises the parameter when learnable (documentation; the value is `default`).
+    init: str = ""
+
+    def expected(self) -> str:
+        """Human-readable admissible range, used in error messages."""
+        parts = []
+        if self.low > -math.inf:
+            parts.append(f"{self.name} {'>=' if self.low_inclusive else '>'} {self.low:g}")
+        if self.high < math.inf:
+            parts.append(f"{self.name} {'<=' if self.high_inclusive else '<'} {self.high:g}")
+        kind = "an integer" if self.integer else "a finite number"
+        return f"{kind}" + (" with " + " and ".join(parts) if parts else "")
+
+    def admits(self, value: float | None) -> bool:
+        if value is None:
+            return self.default is None
+        if not math.isfinite(value):
+            return False
+        if self.integer and value != int(value):
+            return False
+        if value < self.low or (value == self.low and not self.low_inclusive):
+            return False
+        return not (value > self.high or (value == self.high and not self.high_inclusive))
+
+
+@dataclass(frozen=True)
+class Paper:
+    title: str
+    ref: str  # arXiv id, DOI or venue
+    year: int | None = None
+
+    def __str__(self) -> str:
+        year = f" ({self.year})" if self.year else ""
+        return f"{self.title}{year}, {self.ref}"
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One nonlinearity, declared once.
+
+    ``confirmed`` says whether the formula was checked against its source; ``source`` says where
+    (a paper section, the authors' code). Unconfirmed formulas are marked in docs and ``nonlin show``.
+    """
+
+    name: str
+    kind: Kind
+    family: str
+    formula: str  # LaTeX
+    summary: str
+    forward: Callable[..., Any] | None = None
+    derivative: Callable[..., Any] | None = None
+    params: tuple[Param, ...] = ()
+    aliases: tuple[str, ...] = ()
+    properties: frozenset[str] = frozenset()
+    paper: Paper | None = None
+    confirmed: bool = True
+    source: str = ""
+    # Inputs where the forward or its derivative is not smooth (kinks, jumps); a callable of the
+    # params because they move with them (tau for shifted_relu). Theory splits quadrature there.
+    breakpoints: Callable[..., tuple[float, ...]] = field(default=lambda **_: ())
+    # Set when the backward is a rule rather than the derivative of the forward (straight-through,
+    # hysteresis): the text says what the rule is.
+    gradient_rule: str = ""
+    # Stochastic entries: forward takes a uniform(0,1) tensor `u` after the inputs in training mode;
+    # `eval_forward` is the deterministic forward used in eval mode.
+    eval_forward: Callable[..., Any] | None = None
+    eval_derivative: Callable[..., Any] | None = None
+    # Extra tensor inputs beyond (x) / (g, v), e.g. kappa_swiglu's router logit.
+    extra_inputs: tuple[str, ...] = ()
+    # The torch callable this entry equals, for agreement tests (not used to compute).
+    torch_equivalent: Callable[..., Any] | None = None
+    # Normalizers only: torch implementation and row-wise mpmath reference.
+    torch_impl: Callable[..., Any] | None = None
+    reference_row: Callable[..., Any] | None = None
+    notes: str = ""
+
+    def __post_init__(self) -> None:
+        unknown = self.properties - set(PROPERTIES)
+        if unknown:
+            raise ValueError(f"spec {self.name!r}: unknown properties {sorted(unknown)}")
+        if self.kind is not Kind.NORMALIZER and self.forward is None:
+            raise ValueError(f"spec {self.name!r}: pointwise and gated entries need a forward body")
+
+    @property
+    def stochastic(self) -> bool:
+        return "stochastic" in self.properties
+
+    @property
+    def learnable_params(self) -> tuple[Param, ...]:
+        return tuple(p for p in self.params if p.learnable)
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def defaults(self) -> dict[str, float]:
+        return {p.name: p.default for p in self.params}
+
+    def resolve_params(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Defaults overlaid with `given`; unknown names and out-of-range values raise.
+
+        Tensor values (learnable parameters) are checked for finiteness of their range only when they
+        are not being trained, since an optimiser may move them; floats are always range-checked.
+        """
+        known = {p.name for p in self.params}
+        unknown = set(given) - known
+        if unknown:
+            allowed = ", ".join(sorted(known)) or "none"
+            bad = sorted(unknown)[0]
+            raise TypeError(f"{self.name}: unknown parameter {bad!r}; its parameters are: {allowed}")
+        out: dict[str, Any] = self.defaults()
+        for name, value in given.items():
+            param = self.param(name)
+            if isinstance(value, bool):
+                raise TypeError(f"{self.name}: parameter {name!r} must be a number, got bool")
+            if value is None and param.default is None:
+                pass
+            elif isinstance(value, int | float):
+                if not param.admits(float(value)):
+                    raise ValueError(
+                        f"{self.name}: parameter {name}={value!r} is out of range; expected {param.expected()}"
+                    )
+                value = float(value)
+            out[name] = value
+        return out
