@@ -120,4 +120,6 @@ def apply(
     Float params stay Python floats (so bodies may branch on them); tensor params are learnable.
     """
     floats, tensor_names, tensor_params = _split(params or {})
-    return _SpecFunction.apply(spec, body, derivative, len(main), floats, tensor_names, *main, *extra, *tensor_params)
+    return _SpecFunction.apply(
+        spec, body, derivative, len(main), floats, tensor_names, *main, *extra, *tensor_params
+    )

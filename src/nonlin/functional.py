@@ -118,9 +118,18 @@ def function(name: str) -> Callable[..., torch.Tensor]:
 def _make(s: Spec) -> Callable[..., torch.Tensor]:
     if s.kind is Kind.POINTWISE:
 
-        def f(x, *, training: bool = False, generator: torch.Generator | None = None, per_element: bool = True, **params):
+        def f(
+            x,
+            *,
+            training: bool = False,
+            generator: torch.Generator | None = None,
+            per_element: bool = True,
+            **params,
+        ):
             if not s.stochastic and (training or generator is not None):
-                raise TypeError(f"{s.name} is deterministic: training= and generator= apply to stochastic entries only")
+                raise TypeError(
+                    f"{s.name} is deterministic: training= and generator= apply to stochastic entries only"
+                )
             return _pointwise(s, x, training, generator, per_element, params)
 
     elif s.kind is Kind.GATED:

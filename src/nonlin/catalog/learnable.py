@@ -56,7 +56,14 @@ def _rational_grad(m, x, a0, a1, a2, a3, a4, a5, b1, b2, b3, b4):
 
 
 def _coef(name: str, value: float) -> P:
-    return P(name, value, "rational coefficient", learnable=True, learned_by_default=True, init=f"{value!r} (leaky ReLU fit)")
+    return P(
+        name,
+        value,
+        "rational coefficient",
+        learnable=True,
+        learned_by_default=True,
+        init=f"{value!r} (leaky ReLU fit)",
+    )
 
 
 SPECS = [

@@ -15,7 +15,13 @@ SPARSE_SOURCE = (
     "CReLU_{tau,m}, CST_{tau,m}; Fig. 1 uses tau=1, m=1"
 )
 TAU = P("tau", 1.0, "threshold below which the output is zero", low=0.0)
-CLIP = P("m", 1.0, "clip level of the output magnitude (theory.clip_level prescribes one)", low=0.0, low_inclusive=False)
+CLIP = P(
+    "m",
+    1.0,
+    "clip level of the output magnitude (theory.clip_level prescribes one)",
+    low=0.0,
+    low_inclusive=False,
+)
 
 
 def _step(m, x):
@@ -57,7 +63,9 @@ SPECS = [
         params=(P("alpha", 0.01, "negative slope", low=0.0),),
         aliases=("LeakyReLU", "leakyrelu"),
         properties=props("zero_at_zero", "monotonic"),
-        paper=Paper("Rectifier Nonlinearities Improve Neural Network Acoustic Models", "ICML 2013 WDLASL", 2013),
+        paper=Paper(
+            "Rectifier Nonlinearities Improve Neural Network Acoustic Models", "ICML 2013 WDLASL", 2013
+        ),
         breakpoints=at(0.0),
         torch_equivalent=lambda x, alpha=0.01: F.leaky_relu(x, alpha),
     ),
@@ -92,7 +100,9 @@ SPECS = [
         forward=lambda m, x: m.clamp(x, 0.0, 6.0),
         derivative=lambda m, x: m.indicator((x > 0) & (x < 6), x),
         aliases=("ReLU6",),
-        properties=props("zero_at_zero", "monotonic", "bounded_below", "bounded_above", "nonnegative", "sparse"),
+        properties=props(
+            "zero_at_zero", "monotonic", "bounded_below", "bounded_above", "nonnegative", "sparse"
+        ),
         breakpoints=at(0.0, 6.0),
         torch_equivalent=F.relu6,
     ),
@@ -105,7 +115,9 @@ SPECS = [
         derivative=lambda m, x: 2.0 * m.maximum(x, 0.0),
         aliases=("squared_relu", "relu_squared", "relu2_activation"),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "nonnegative", "sparse", "smooth"),
-        paper=Paper("Primer: Searching for Efficient Transformers for Language Modeling", "arXiv:2109.08668", 2021),
+        paper=Paper(
+            "Primer: Searching for Efficient Transformers for Language Modeling", "arXiv:2109.08668", 2021
+        ),
         breakpoints=at(0.0),
         torch_equivalent=lambda x: F.relu(x) ** 2,
     ),
@@ -161,7 +173,9 @@ SPECS = [
         derivative=lambda m_, x, tau, m: m_.indicator((x > tau) & (x < tau + m), x),
         params=(TAU, CLIP),
         aliases=("crelu_tau_m",),
-        properties=props("zero_at_zero", "monotonic", "bounded_below", "bounded_above", "nonnegative", "sparse"),
+        properties=props(
+            "zero_at_zero", "monotonic", "bounded_below", "bounded_above", "nonnegative", "sparse"
+        ),
         paper=SPARSE_PAPER,
         source=SPARSE_SOURCE,
         breakpoints=lambda tau, m, **_: (tau, tau + m),
@@ -189,7 +203,9 @@ SPECS = [
         derivative=lambda m, x, alpha: m.indicator(x > -alpha, x),
         params=(P("alpha", 0.1, "how far below zero the backward threshold sits", low=0.0),),
         aliases=("hysteresis_relu",),
-        properties=props("zero_at_zero", "monotonic", "bounded_below", "nonnegative", "sparse", "gradient_rule"),
+        properties=props(
+            "zero_at_zero", "monotonic", "bounded_below", "nonnegative", "sparse", "gradient_rule"
+        ),
         paper=Paper("Hysteresis Activation Function for Efficient Inference", "arXiv:2411.10573", 2024),
         confirmed=False,
         source=(
@@ -209,7 +225,9 @@ SPECS = [
         params=(P("theta", 1.0, "threshold", low=0.0),),
         aliases=("jumprelu",),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "nonnegative", "sparse"),
-        paper=Paper("Jumping Ahead: Improving Reconstruction Fidelity with JumpReLU SAEs", "arXiv:2407.14435", 2024),
+        paper=Paper(
+            "Jumping Ahead: Improving Reconstruction Fidelity with JumpReLU SAEs", "arXiv:2407.14435", 2024
+        ),
         source="arXiv:2407.14435 abstract and reference SAE code: z H(z - theta), dz = H(z - theta)",
         notes=(
             "theta is a fixed hyperparameter here; the SAE paper's kernel pseudo-derivative for a learned "
@@ -279,7 +297,9 @@ SPECS = [
         formula=r"x \operatorname{relu6}(x + 3) / 6",
         summary="x times hardsigmoid (MobileNetV3).",
         forward=lambda m, x: x * m.clamp(x + 3.0, 0.0, 6.0) / 6.0,
-        derivative=lambda m, x: m.where(x < -3, m.zeros_like(x), m.where(x > 3, m.ones_like(x), (2.0 * x + 3.0) / 6.0)),
+        derivative=lambda m, x: m.where(
+            x < -3, m.zeros_like(x), m.where(x > 3, m.ones_like(x), (2.0 * x + 3.0) / 6.0)
+        ),
         aliases=("hard_swish", "Hardswish"),
         properties=props("zero_at_zero", "bounded_below", "sparse", "self_gated"),
         paper=Paper("Searching for MobileNetV3", "arXiv:1905.02244", 2019),

@@ -85,7 +85,11 @@ SPECS = [
         ),
         aliases=("tempered_tanh",),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "bounded_above", "odd", "smooth"),
-        paper=Paper("Tempered Sigmoid Activations for Deep Learning with Differential Privacy", "arXiv:2007.14191", 2020),
+        paper=Paper(
+            "Tempered Sigmoid Activations for Deep Learning with Differential Privacy",
+            "arXiv:2007.14191",
+            2020,
+        ),
         source="arXiv:2007.14191, Fig. 1: s/(1 + e^{-Tx}) - o; (s, T, o) = (2, 2, 1) is tanh",
     ),
     pointwise(

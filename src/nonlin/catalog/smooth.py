@@ -99,7 +99,9 @@ SPECS = [
         params=(P("alpha", 1.0, "saturation value -alpha for x -> -inf", low=0.0),),
         aliases=("ELU",),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "smooth"),
-        paper=Paper("Fast and Accurate Deep Network Learning by Exponential Linear Units", "arXiv:1511.07289", 2015),
+        paper=Paper(
+            "Fast and Accurate Deep Network Learning by Exponential Linear Units", "arXiv:1511.07289", 2015
+        ),
         breakpoints=at(0.0),
         torch_equivalent=lambda x, alpha=1.0: F.elu(x, alpha),
     ),
@@ -176,7 +178,9 @@ SPECS = [
         aliases=("SiLU", "swish1", "swish_1"),
         properties=props("zero_at_zero", "bounded_below", "smooth", "self_gated"),
         paper=Paper(
-            "Sigmoid-Weighted Linear Units for Neural Network Function Approximation in RL", "arXiv:1702.03118", 2017
+            "Sigmoid-Weighted Linear Units for Neural Network Function Approximation in RL",
+            "arXiv:1702.03118",
+            2017,
         ),
         torch_equivalent=F.silu,
     ),
@@ -199,11 +203,15 @@ SPECS = [
         formula=r"\sigma(x)\,(1 + x(1 - \sigma(x)))",
         summary="Derivative of SiLU, used as an activation (dSiLU).",
         forward=lambda m, x: _swish_grad(m, x, 1.0),
-        derivative=lambda m, x: (lambda s, r: s * r * 2.0 + m.gated(x * (r - s), s * r))(m.sigmoid(x), m.sigmoid(-x)),
+        derivative=lambda m, x: (lambda s, r: s * r * 2.0 + m.gated(x * (r - s), s * r))(
+            m.sigmoid(x), m.sigmoid(-x)
+        ),
         aliases=("d_silu",),
         properties=props("bounded_below", "bounded_above", "smooth"),
         paper=Paper(
-            "Sigmoid-Weighted Linear Units for Neural Network Function Approximation in RL", "arXiv:1702.03118", 2017
+            "Sigmoid-Weighted Linear Units for Neural Network Function Approximation in RL",
+            "arXiv:1702.03118",
+            2017,
         ),
         source="arXiv:1702.03118: dSiLU is the derivative of x sigma(x), an identity",
     ),
@@ -242,9 +250,12 @@ SPECS = [
         formula=r"(\alpha + \tanh(\beta x))\,\gamma x",
         summary="APTx: a cheaper mish-like unit.",
         # alpha + tanh(u) = (alpha - 1) + 2 sigmoid(2u): exact, and no cancellation for alpha = 1.
-        forward=lambda m, x, alpha, beta, gamma: gamma * m.gated(x, (alpha - 1.0) + 2.0 * m.sigmoid(2.0 * beta * x)),
-        derivative=lambda m, x, alpha, beta, gamma: gamma
-        * ((alpha - 1.0) + 2.0 * m.sigmoid(2.0 * beta * x) + m.gated(beta * x, m.sech2(beta * x))),
+        forward=lambda m, x, alpha, beta, gamma: (
+            gamma * m.gated(x, (alpha - 1.0) + 2.0 * m.sigmoid(2.0 * beta * x))
+        ),
+        derivative=lambda m, x, alpha, beta, gamma: (
+            gamma * ((alpha - 1.0) + 2.0 * m.sigmoid(2.0 * beta * x) + m.gated(beta * x, m.sech2(beta * x)))
+        ),
         params=(
             P("alpha", 1.0, "gate offset", learnable=True),
             P("beta", 1.0, "gate sharpness", learnable=True),
@@ -252,7 +263,9 @@ SPECS = [
         ),
         aliases=("APTx",),
         properties=props("zero_at_zero", "bounded_below", "smooth", "self_gated", "learnable"),
-        paper=Paper("APTx: Better Activation Function than MISH, SWISH, and ReLU's Variants", "arXiv:2209.06119", 2022),
+        paper=Paper(
+            "APTx: Better Activation Function than MISH, SWISH, and ReLU's Variants", "arXiv:2209.06119", 2022
+        ),
         source="arXiv:2209.06119 and the author's package aptx-activation (alpha=1, beta=1, gamma=0.5)",
     ),
     pointwise(
@@ -261,9 +274,12 @@ SPECS = [
         formula=r"x\left[(1+2\alpha)\sigma(x) - \alpha\right]",
         summary="SiLU with an expanded gating range (alpha learnable, 0 = SiLU).",
         forward=lambda m, x, alpha: m.gated(x, _xgate(m, x, m.sigmoid(x), alpha)),
-        derivative=lambda m, x, alpha: _xgate(m, x, m.sigmoid(x), alpha)
-        + (1.0 + 2.0 * alpha) * m.gated(x, m.sigmoid(x) * m.sigmoid(-x)),
-        params=(P("alpha", 0.0, "gate range expansion", learnable=True, learned_by_default=True, init="zeros"),),
+        derivative=lambda m, x, alpha: (
+            _xgate(m, x, m.sigmoid(x), alpha) + (1.0 + 2.0 * alpha) * m.gated(x, m.sigmoid(x) * m.sigmoid(-x))
+        ),
+        params=(
+            P("alpha", 0.0, "gate range expansion", learnable=True, learned_by_default=True, init="zeros"),
+        ),
         aliases=("xSiLU",),
         properties=props("zero_at_zero", "smooth", "learnable"),
         paper=Paper("Expanded Gating Ranges Improve Activation Functions", "arXiv:2405.20768", 2024),
@@ -275,9 +291,12 @@ SPECS = [
         formula=r"x\left[(1+2\alpha)\Phi(x) - \alpha\right]",
         summary="GELU with an expanded gating range (alpha learnable, 0 = GELU).",
         forward=lambda m, x, alpha: m.gated(x, _xgate(m, x, m.norm_cdf(x), alpha)),
-        derivative=lambda m, x, alpha: _xgate(m, x, m.norm_cdf(x), alpha)
-        + (1.0 + 2.0 * alpha) * m.gated(x, m.norm_pdf(x)),
-        params=(P("alpha", 0.0, "gate range expansion", learnable=True, learned_by_default=True, init="zeros"),),
+        derivative=lambda m, x, alpha: (
+            _xgate(m, x, m.norm_cdf(x), alpha) + (1.0 + 2.0 * alpha) * m.gated(x, m.norm_pdf(x))
+        ),
+        params=(
+            P("alpha", 0.0, "gate range expansion", learnable=True, learned_by_default=True, init="zeros"),
+        ),
         aliases=("xGELU",),
         properties=props("zero_at_zero", "smooth", "learnable"),
         paper=Paper("Expanded Gating Ranges Improve Activation Functions", "arXiv:2405.20768", 2024),
@@ -289,9 +308,12 @@ SPECS = [
         formula=r"x\left[(1+2\alpha)(\arctan(x)/\pi + \tfrac12) - \alpha\right]",
         summary="Arctan-gated linear unit with an expanded gating range (alpha learnable).",
         forward=lambda m, x, alpha: (1.0 + 2.0 * alpha) * _x_atan_gate(m, x) - alpha * x,
-        derivative=lambda m, x, alpha: _xgate(m, x, _atan_gate(m, x), alpha)
-        + (1.0 + 2.0 * alpha) * x / (m.pi * (1.0 + x * x)),
-        params=(P("alpha", 0.0, "gate range expansion", learnable=True, learned_by_default=True, init="zeros"),),
+        derivative=lambda m, x, alpha: (
+            _xgate(m, x, _atan_gate(m, x), alpha) + (1.0 + 2.0 * alpha) * x / (m.pi * (1.0 + x * x))
+        ),
+        params=(
+            P("alpha", 0.0, "gate range expansion", learnable=True, learned_by_default=True, init="zeros"),
+        ),
         aliases=("xATLU",),
         properties=props("zero_at_zero", "smooth", "learnable"),
         paper=Paper("Expanded Gating Ranges Improve Activation Functions", "arXiv:2405.20768", 2024),
@@ -320,8 +342,9 @@ SPECS = [
         family="smooth",
         formula=r"\alpha x + (1-\alpha)\left[x\Phi(x/\sigma) + \sigma\varphi(x/\sigma)\right]",
         summary="Smooth approximation unit: leaky ReLU convolved with a Gaussian of width sigma.",
-        forward=lambda m, x, alpha, sigma: alpha * x
-        + (1.0 - alpha) * (m.gated(x, m.norm_cdf(x / sigma)) + sigma * m.norm_pdf(x / sigma)),
+        forward=lambda m, x, alpha, sigma: (
+            alpha * x + (1.0 - alpha) * (m.gated(x, m.norm_cdf(x / sigma)) + sigma * m.norm_pdf(x / sigma))
+        ),
         derivative=lambda m, x, alpha, sigma: alpha + (1.0 - alpha) * m.norm_cdf(x / sigma),
         params=(
             P("alpha", 0.01, "leaky slope of the smoothed unit", low=0.0, high=1.0),
@@ -329,7 +352,11 @@ SPECS = [
         ),
         aliases=("SAU",),
         properties=props("monotonic", "smooth"),
-        paper=Paper("SAU: Smooth activation function using convolution with approximate identities", "arXiv:2109.13210", 2021),
+        paper=Paper(
+            "SAU: Smooth activation function using convolution with approximate identities",
+            "arXiv:2109.13210",
+            2021,
+        ),
         confirmed=False,
         source=(
             "closed form derived exactly from leaky ReLU * N(0, sigma^2) (the construction in the abstract, checked "
@@ -343,7 +370,16 @@ SPECS = [
         summary="Correction-regularised ReLU (learnable epsilon).",
         forward=lambda m, x, eps: m.maximum(x, 0.0) + eps * m.gated(x, m.exp(-0.5 * x * x)),
         derivative=lambda m, x, eps: m.indicator(x > 0, x) + eps * m.gated(1.0 - x * x, m.exp(-0.5 * x * x)),
-        params=(P("eps", 0.01, "correction weight", learnable=True, learned_by_default=True, init="constant 0.01"),),
+        params=(
+            P(
+                "eps",
+                0.01,
+                "correction weight",
+                learnable=True,
+                learned_by_default=True,
+                init="constant 0.01",
+            ),
+        ),
         aliases=("CRReLU",),
         properties=props("zero_at_zero", "learnable"),
         paper=Paper("A Method on Searching Better Activation Functions", "arXiv:2405.12954", 2024),
