@@ -16,6 +16,7 @@ __all__ = [
     "functional",
     "get",
     "names",
+    "plotting",
     "resolve",
     "spec",
 ]

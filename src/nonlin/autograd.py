@@ -33,9 +33,7 @@ def check_floating(arg: str, x: Any) -> torch.Tensor:
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{arg} must be a torch.Tensor, got {type(x).__name__}")
     if x.dtype not in _FLOATING:
-        raise TypeError(
-            f"{arg} has dtype {x.dtype}; expected a floating dtype (float64, float32, float16 or bfloat16)"
-        )
+        raise TypeError(f"{arg} has dtype {x.dtype}; expected a floating dtype (float64, float32, float16 or bfloat16)")
     return x
 
 
@@ -120,6 +118,4 @@ def apply(
     Float params stay Python floats (so bodies may branch on them); tensor params are learnable.
     """
     floats, tensor_names, tensor_params = _split(params or {})
-    return _SpecFunction.apply(
-        spec, body, derivative, len(main), floats, tensor_names, *main, *extra, *tensor_params
-    )
+    return _SpecFunction.apply(spec, body, derivative, len(main), floats, tensor_names, *main, *extra, *tensor_params)

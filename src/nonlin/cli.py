@@ -62,9 +62,7 @@ def _show(args: argparse.Namespace) -> int:
     if s.kind is Kind.NORMALIZER:
         console.print("  input       scores, dim=-1, mask=None (bool, True = key takes part)")
     console.print(f"  paper       {s.paper or '-'}")
-    console.print(
-        f"  confirmed   {'yes' if s.confirmed else '[red]NO[/red]'}" + (f": {s.source}" if s.source else "")
-    )
+    console.print(f"  confirmed   {'yes' if s.confirmed else '[red]NO[/red]'}" + (f": {s.source}" if s.source else ""))
     if s.notes:
         console.print(f"  notes       {s.notes}")
     out = Path(args.out)
@@ -93,9 +91,7 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(
-        prog="nonlin", description="A workbench for the nonlinearities of neural networks."
-    )
+    ap = argparse.ArgumentParser(prog="nonlin", description="A workbench for the nonlinearities of neural networks.")
     ap.add_argument("--version", action="version", version=f"nonlin {nonlin.__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("list", help="table of every catalog entry")
@@ -107,9 +103,7 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_show)
     p = sub.add_parser("compare", help="side-by-side table and plots (PNG and self-contained HTML)")
     p.add_argument("names", nargs="*", help=f"entries to compare (default: {' '.join(DEFAULT_COMPARE)})")
-    p.add_argument(
-        "--out", default="nonlin-out/compare", help="folder for the report (default: nonlin-out/compare)"
-    )
+    p.add_argument("--out", default="nonlin-out/compare", help="folder for the report (default: nonlin-out/compare)")
     p.set_defaults(func=_compare)
     for module in COMPARE_OPTION_MODULES:
         importlib.import_module(module).add_compare_options(p)

@@ -127,9 +127,7 @@ def _make(s: Spec) -> Callable[..., torch.Tensor]:
             **params,
         ):
             if not s.stochastic and (training or generator is not None):
-                raise TypeError(
-                    f"{s.name} is deterministic: training= and generator= apply to stochastic entries only"
-                )
+                raise TypeError(f"{s.name} is deterministic: training= and generator= apply to stochastic entries only")
             return _pointwise(s, x, training, generator, per_element, params)
 
     elif s.kind is Kind.GATED:

@@ -42,17 +42,13 @@ class Nonlinearity(nn.Module):
         if not isinstance(num_parameters, int) or num_parameters < 1:
             raise ValueError(f"num_parameters must be a positive int; got {num_parameters!r}")
         if num_parameters > 1 and not self._learned:
-            raise ValueError(
-                f"num_parameters={num_parameters} needs a learnable parameter; {self.spec.name} has none"
-            )
+            raise ValueError(f"num_parameters={num_parameters} needs a learnable parameter; {self.spec.name} has none")
         self.num_parameters, self.channel_dim, self.dim = num_parameters, channel_dim, dim
         self.generator = generator
         self._fixed: dict[str, Any] = {}
         for p in self.spec.params:
             if p.name in self._learned:
-                self.register_parameter(
-                    p.name, nn.Parameter(torch.full((num_parameters,), float(resolved[p.name])))
-                )
+                self.register_parameter(p.name, nn.Parameter(torch.full((num_parameters,), float(resolved[p.name]))))
             else:
                 self._fixed[p.name] = resolved[p.name]
 
@@ -85,10 +81,8 @@ class Nonlinearity(nn.Module):
     def forward(self, *inputs: torch.Tensor, **kwargs: Any) -> torch.Tensor:
         kind = self.spec.kind
         if kind is Kind.NORMALIZER:
-            return self._fn(
-                *inputs, dim=kwargs.pop("dim", self.dim), **self._params(inputs[0].dim()), **kwargs
-            )
-        params = self._params(inputs[0].dim() if kind is Kind.POINTWISE else inputs[0].dim())
+            return self._fn(*inputs, dim=kwargs.pop("dim", self.dim), **self._params(inputs[0].dim()), **kwargs)
+        params = self._params(inputs[0].dim())
         if self.spec.stochastic:
             return self._fn(*inputs, training=self.training, generator=self.generator, **params, **kwargs)
         return self._fn(*inputs, **params, **kwargs)

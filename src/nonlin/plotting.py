@@ -34,9 +34,7 @@ def curves(name: str, lo: float = -5.0, hi: float = 5.0, n: int = 801) -> dict[s
     return {"x": x.detach(), "f": y.detach(), "df": dy.detach()}
 
 
-def plot(
-    names: Sequence[str], path: str | Path, lo: float = -5.0, hi: float = 5.0, title: str | None = None
-) -> Path:
+def plot(names: Sequence[str], path: str | Path, lo: float = -5.0, hi: float = 5.0, title: str | None = None) -> Path:
     """One figure with f (left) and f' (right) for each name; writes a PNG and returns its path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

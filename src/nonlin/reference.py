@@ -79,9 +79,7 @@ def row(
         return s.reference_row([_mpf(z) for z in scores], keep, **p)
 
 
-def pointwise_array(
-    name: str, xs: Iterable[float], *, derivative: bool = False, dps: int = DEFAULT_DPS, **params
-):
+def pointwise_array(name: str, xs: Iterable[float], *, derivative: bool = False, dps: int = DEFAULT_DPS, **params):
     """The reference at every x, correctly rounded to float64 (NaN where the reference is undefined)."""
     out = []
     for x in np.asarray(list(xs), dtype=np.float64).ravel():

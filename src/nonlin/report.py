@@ -109,9 +109,7 @@ def _html(names: Sequence[str], sections: Sequence[Section], png: Path) -> str:
         parts.append(f"<h2>{html.escape(s.title)}</h2>")
         if s.note:
             parts.append(f"<p>{html.escape(s.note)}</p>")
-        parts.append(
-            "<table><tr><th>name</th>" + "".join(f"<th>{html.escape(c)}</th>" for c in s.columns) + "</tr>"
-        )
+        parts.append("<table><tr><th>name</th>" + "".join(f"<th>{html.escape(c)}</th>" for c in s.columns) + "</tr>")
         for name, row in s.rows.items():
             cells = []
             for c in s.columns:

@@ -170,9 +170,7 @@ def _ref_hardmax(z, keep):
         return [mpmath.mpf(0)] * len(z)
     top = max(kz)
     count = sum(1 for zi in kz if zi == top)
-    return [
-        mpmath.mpf(1) / count if k and zi == top else mpmath.mpf(0) for zi, k in zip(z, keep, strict=True)
-    ]
+    return [mpmath.mpf(1) / count if k and zi == top else mpmath.mpf(0) for zi, k in zip(z, keep, strict=True)]
 
 
 SPECS = [
@@ -214,9 +212,7 @@ SPECS = [
         ),
         aliases=("sigmoid_attention",),
         properties=props("smooth"),
-        paper=Paper(
-            "Theory, Analysis, and Best Practices for Sigmoid Self-Attention", "arXiv:2409.04431", 2024
-        ),
+        paper=Paper("Theory, Analysis, and Best Practices for Sigmoid Self-Attention", "arXiv:2409.04431", 2024),
         source=(
             "arXiv:2409.04431 and the authors' configs: b = -log n with n the (training) sequence length, a fixed "
             "scalar; under a causal mask the paper keeps the full-length n, not the per-row count"

@@ -27,9 +27,7 @@ SPECS = [
         ),
         aliases=("Snake",),
         properties=props("zero_at_zero", "monotonic", "smooth", "periodic", "learnable"),
-        paper=Paper(
-            "Neural Networks Fail to Learn Periodic Functions and How to Fix It", "arXiv:2006.08195", 2020
-        ),
+        paper=Paper("Neural Networks Fail to Learn Periodic Functions and How to Fix It", "arXiv:2006.08195", 2020),
         source="arXiv:2006.08195, Snake_a(x) = x + sin^2(ax)/a",
     ),
     pointwise(

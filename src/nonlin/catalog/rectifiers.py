@@ -7,9 +7,7 @@ import torch.nn.functional as F
 from nonlin.catalog._build import P, Paper, at, pointwise, props
 
 RELU_PAPER = Paper("Rectified linear units improve restricted Boltzmann machines", "ICML 2010", 2010)
-SPARSE_PAPER = Paper(
-    "Deep Neural Network Initialization with Sparsity Inducing Activations", "arXiv:2402.16184", 2024
-)
+SPARSE_PAPER = Paper("Deep Neural Network Initialization with Sparsity Inducing Activations", "arXiv:2402.16184", 2024)
 SPARSE_SOURCE = (
     "arXiv:2402.16184 (Price et al., ICLR 2024), abstract and Fig. 1: ReLU_tau, ST_tau and the clipped "
     "CReLU_{tau,m}, CST_{tau,m}; Fig. 1 uses tau=1, m=1"
@@ -63,9 +61,7 @@ SPECS = [
         params=(P("alpha", 0.01, "negative slope", low=0.0),),
         aliases=("LeakyReLU", "leakyrelu"),
         properties=props("zero_at_zero", "monotonic"),
-        paper=Paper(
-            "Rectifier Nonlinearities Improve Neural Network Acoustic Models", "ICML 2013 WDLASL", 2013
-        ),
+        paper=Paper("Rectifier Nonlinearities Improve Neural Network Acoustic Models", "ICML 2013 WDLASL", 2013),
         breakpoints=at(0.0),
         torch_equivalent=lambda x, alpha=0.01: F.leaky_relu(x, alpha),
     ),
@@ -100,9 +96,7 @@ SPECS = [
         forward=lambda m, x: m.clamp(x, 0.0, 6.0),
         derivative=lambda m, x: m.indicator((x > 0) & (x < 6), x),
         aliases=("ReLU6",),
-        properties=props(
-            "zero_at_zero", "monotonic", "bounded_below", "bounded_above", "nonnegative", "sparse"
-        ),
+        properties=props("zero_at_zero", "monotonic", "bounded_below", "bounded_above", "nonnegative", "sparse"),
         breakpoints=at(0.0, 6.0),
         torch_equivalent=F.relu6,
     ),
@@ -115,9 +109,7 @@ SPECS = [
         derivative=lambda m, x: 2.0 * m.maximum(x, 0.0),
         aliases=("squared_relu", "relu_squared", "relu2_activation"),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "nonnegative", "sparse", "smooth"),
-        paper=Paper(
-            "Primer: Searching for Efficient Transformers for Language Modeling", "arXiv:2109.08668", 2021
-        ),
+        paper=Paper("Primer: Searching for Efficient Transformers for Language Modeling", "arXiv:2109.08668", 2021),
         breakpoints=at(0.0),
         torch_equivalent=lambda x: F.relu(x) ** 2,
     ),
@@ -173,9 +165,7 @@ SPECS = [
         derivative=lambda m_, x, tau, m: m_.indicator((x > tau) & (x < tau + m), x),
         params=(TAU, CLIP),
         aliases=("crelu_tau_m",),
-        properties=props(
-            "zero_at_zero", "monotonic", "bounded_below", "bounded_above", "nonnegative", "sparse"
-        ),
+        properties=props("zero_at_zero", "monotonic", "bounded_below", "bounded_above", "nonnegative", "sparse"),
         paper=SPARSE_PAPER,
         source=SPARSE_SOURCE,
         breakpoints=lambda tau, m, **_: (tau, tau + m),
@@ -203,9 +193,7 @@ SPECS = [
         derivative=lambda m, x, alpha: m.indicator(x > -alpha, x),
         params=(P("alpha", 0.1, "how far below zero the backward threshold sits", low=0.0),),
         aliases=("hysteresis_relu",),
-        properties=props(
-            "zero_at_zero", "monotonic", "bounded_below", "nonnegative", "sparse", "gradient_rule"
-        ),
+        properties=props("zero_at_zero", "monotonic", "bounded_below", "nonnegative", "sparse", "gradient_rule"),
         paper=Paper("Hysteresis Activation Function for Efficient Inference", "arXiv:2411.10573", 2024),
         confirmed=False,
         source=(
@@ -225,9 +213,7 @@ SPECS = [
         params=(P("theta", 1.0, "threshold", low=0.0),),
         aliases=("jumprelu",),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "nonnegative", "sparse"),
-        paper=Paper(
-            "Jumping Ahead: Improving Reconstruction Fidelity with JumpReLU SAEs", "arXiv:2407.14435", 2024
-        ),
+        paper=Paper("Jumping Ahead: Improving Reconstruction Fidelity with JumpReLU SAEs", "arXiv:2407.14435", 2024),
         source="arXiv:2407.14435 abstract and reference SAE code: z H(z - theta), dz = H(z - theta)",
         notes=(
             "theta is a fixed hyperparameter here; the SAE paper's kernel pseudo-derivative for a learned "
@@ -297,9 +283,7 @@ SPECS = [
         formula=r"x \operatorname{relu6}(x + 3) / 6",
         summary="x times hardsigmoid (MobileNetV3).",
         forward=lambda m, x: x * m.clamp(x + 3.0, 0.0, 6.0) / 6.0,
-        derivative=lambda m, x: m.where(
-            x < -3, m.zeros_like(x), m.where(x > 3, m.ones_like(x), (2.0 * x + 3.0) / 6.0)
-        ),
+        derivative=lambda m, x: m.where(x < -3, m.zeros_like(x), m.where(x > 3, m.ones_like(x), (2.0 * x + 3.0) / 6.0)),
         aliases=("hard_swish", "Hardswish"),
         properties=props("zero_at_zero", "bounded_below", "sparse", "self_gated"),
         paper=Paper("Searching for MobileNetV3", "arXiv:1905.02244", 2019),

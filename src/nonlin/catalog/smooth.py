@@ -99,9 +99,7 @@ SPECS = [
         params=(P("alpha", 1.0, "saturation value -alpha for x -> -inf", low=0.0),),
         aliases=("ELU",),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "smooth"),
-        paper=Paper(
-            "Fast and Accurate Deep Network Learning by Exponential Linear Units", "arXiv:1511.07289", 2015
-        ),
+        paper=Paper("Fast and Accurate Deep Network Learning by Exponential Linear Units", "arXiv:1511.07289", 2015),
         breakpoints=at(0.0),
         torch_equivalent=lambda x, alpha=1.0: F.elu(x, alpha),
     ),
@@ -203,9 +201,7 @@ SPECS = [
         formula=r"\sigma(x)\,(1 + x(1 - \sigma(x)))",
         summary="Derivative of SiLU, used as an activation (dSiLU).",
         forward=lambda m, x: _swish_grad(m, x, 1.0),
-        derivative=lambda m, x: (lambda s, r: s * r * 2.0 + m.gated(x * (r - s), s * r))(
-            m.sigmoid(x), m.sigmoid(-x)
-        ),
+        derivative=lambda m, x: (lambda s, r: s * r * 2.0 + m.gated(x * (r - s), s * r))(m.sigmoid(x), m.sigmoid(-x)),
         aliases=("d_silu",),
         properties=props("bounded_below", "bounded_above", "smooth"),
         paper=Paper(
@@ -250,9 +246,7 @@ SPECS = [
         formula=r"(\alpha + \tanh(\beta x))\,\gamma x",
         summary="APTx: a cheaper mish-like unit.",
         # alpha + tanh(u) = (alpha - 1) + 2 sigmoid(2u): exact, and no cancellation for alpha = 1.
-        forward=lambda m, x, alpha, beta, gamma: (
-            gamma * m.gated(x, (alpha - 1.0) + 2.0 * m.sigmoid(2.0 * beta * x))
-        ),
+        forward=lambda m, x, alpha, beta, gamma: gamma * m.gated(x, (alpha - 1.0) + 2.0 * m.sigmoid(2.0 * beta * x)),
         derivative=lambda m, x, alpha, beta, gamma: (
             gamma * ((alpha - 1.0) + 2.0 * m.sigmoid(2.0 * beta * x) + m.gated(beta * x, m.sech2(beta * x)))
         ),
@@ -263,9 +257,7 @@ SPECS = [
         ),
         aliases=("APTx",),
         properties=props("zero_at_zero", "bounded_below", "smooth", "self_gated", "learnable"),
-        paper=Paper(
-            "APTx: Better Activation Function than MISH, SWISH, and ReLU's Variants", "arXiv:2209.06119", 2022
-        ),
+        paper=Paper("APTx: Better Activation Function than MISH, SWISH, and ReLU's Variants", "arXiv:2209.06119", 2022),
         source="arXiv:2209.06119 and the author's package aptx-activation (alpha=1, beta=1, gamma=0.5)",
     ),
     pointwise(
@@ -277,9 +269,7 @@ SPECS = [
         derivative=lambda m, x, alpha: (
             _xgate(m, x, m.sigmoid(x), alpha) + (1.0 + 2.0 * alpha) * m.gated(x, m.sigmoid(x) * m.sigmoid(-x))
         ),
-        params=(
-            P("alpha", 0.0, "gate range expansion", learnable=True, learned_by_default=True, init="zeros"),
-        ),
+        params=(P("alpha", 0.0, "gate range expansion", learnable=True, learned_by_default=True, init="zeros"),),
         aliases=("xSiLU",),
         properties=props("zero_at_zero", "smooth", "learnable"),
         paper=Paper("Expanded Gating Ranges Improve Activation Functions", "arXiv:2405.20768", 2024),
@@ -294,9 +284,7 @@ SPECS = [
         derivative=lambda m, x, alpha: (
             _xgate(m, x, m.norm_cdf(x), alpha) + (1.0 + 2.0 * alpha) * m.gated(x, m.norm_pdf(x))
         ),
-        params=(
-            P("alpha", 0.0, "gate range expansion", learnable=True, learned_by_default=True, init="zeros"),
-        ),
+        params=(P("alpha", 0.0, "gate range expansion", learnable=True, learned_by_default=True, init="zeros"),),
         aliases=("xGELU",),
         properties=props("zero_at_zero", "smooth", "learnable"),
         paper=Paper("Expanded Gating Ranges Improve Activation Functions", "arXiv:2405.20768", 2024),
@@ -311,9 +299,7 @@ SPECS = [
         derivative=lambda m, x, alpha: (
             _xgate(m, x, _atan_gate(m, x), alpha) + (1.0 + 2.0 * alpha) * x / (m.pi * (1.0 + x * x))
         ),
-        params=(
-            P("alpha", 0.0, "gate range expansion", learnable=True, learned_by_default=True, init="zeros"),
-        ),
+        params=(P("alpha", 0.0, "gate range expansion", learnable=True, learned_by_default=True, init="zeros"),),
         aliases=("xATLU",),
         properties=props("zero_at_zero", "smooth", "learnable"),
         paper=Paper("Expanded Gating Ranges Improve Activation Functions", "arXiv:2405.20768", 2024),

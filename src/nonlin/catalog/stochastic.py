@@ -61,9 +61,7 @@ SPECS = [
         ),
         aliases=("RReLU",),
         properties=props("zero_at_zero", "monotonic", "stochastic"),
-        paper=Paper(
-            "Empirical Evaluation of Rectified Activations in Convolutional Network", "arXiv:1505.00853", 2015
-        ),
+        paper=Paper("Empirical Evaluation of Rectified Activations in Convolutional Network", "arXiv:1505.00853", 2015),
         breakpoints=lambda **_: (0.0,),
         torch_equivalent=lambda x, lower=1 / 8, upper=1 / 3: F.rrelu(x, lower, upper, training=False),
     ),
@@ -97,9 +95,7 @@ SPECS = [
         forward=lambda m, x: m.indicator(x > 0, x),
         derivative=lambda m, x: m.ones_like(x),
         aliases=("heaviside", "binary_step"),
-        properties=props(
-            "monotonic", "bounded_below", "bounded_above", "nonnegative", "sparse", "gradient_rule"
-        ),
+        properties=props("monotonic", "bounded_below", "bounded_above", "nonnegative", "sparse", "gradient_rule"),
         paper=STE_PAPER,
         gradient_rule="straight-through: the backward is the identity (gradient 1 everywhere)",
         breakpoints=lambda **_: (0.0,),
@@ -112,9 +108,7 @@ SPECS = [
         forward=lambda m, x: m.sign(x),
         derivative=lambda m, x: m.indicator(m.abs(x) <= 1, x),
         aliases=("binary_sign",),
-        properties=props(
-            "zero_at_zero", "monotonic", "bounded_below", "bounded_above", "odd", "gradient_rule"
-        ),
+        properties=props("zero_at_zero", "monotonic", "bounded_below", "bounded_above", "odd", "gradient_rule"),
         paper=Paper("Binarized Neural Networks", "arXiv:1602.02830", 2016),
         gradient_rule="straight-through: the backward is 1 where |x| <= 1, else 0 (hardtanh's derivative)",
         breakpoints=lambda **_: (-1.0, 0.0, 1.0),
