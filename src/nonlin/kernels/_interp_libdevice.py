@@ -1,0 +1,41 @@
+"""libdevice for the Triton interpreter (TRITON_INTERPRET=1), which cannot call external libraries.
+
+Each function mirrors the libdevice function of the same name on interpreter tensors: numpy/scipy compute
+it on the block's data in the block's dtype (float32 ufunc loops round once from their float64 internals,
+so they are at least as accurate as libdevice's documented 1-2 ULP). The kernel source is the same on GPU
+and in the interpreter; only this leaf library differs, and `benchmarks/gpu_check.py` checks the real one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.special as sc
+import triton.language as tl
+from triton.runtime.interpreter import TensorHandle
+
+
+def _wrap(fn):
+    def call(*args):
+        first = next(a for a in args if isinstance(a, tl.tensor))
+        dtype = first.handle.data.dtype
+        data = [a.handle.data if isinstance(a, tl.tensor) else np.asarray(a, dtype=dtype) for a in args]
+        with np.errstate(all="ignore"):
+            out = np.asarray(fn(*data)).astype(dtype, copy=False)
+        return tl.tensor(TensorHandle(out, first.handle.dtype.scalar), first.type)
+
+    call.__name__ = getattr(fn, "__name__", "libdevice_fn")
+    return call
+
+
+exp = _wrap(np.exp)
+expm1 = _wrap(np.expm1)
+log = _wrap(np.log)
+log1p = _wrap(np.log1p)
+sqrt = _wrap(np.sqrt)
+sin = _wrap(np.sin)
+cos = _wrap(np.cos)
+tanh = _wrap(np.tanh)
+atan = _wrap(np.arctan)
+erf = _wrap(sc.erf)
+erfc = _wrap(sc.erfc)
+pow = _wrap(np.power)

@@ -1,0 +1,110 @@
+"""Route a pointwise or gated call to the fused path or leave it to the eager one.
+
+`nonlin.autograd.apply` asks `maybe_fused` first; None means "run eagerly" (the eager numbers are then
+exactly the eager path's). The fused path takes every pointwise and gated entry whose tensor parameters
+are single values; per-channel parameters (``num_parameters > 1``) stay eager.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+import torch
+
+from nonlin.kernels import ops as _ops  # noqa: F401  (registers torch.ops.nonlin.*)
+from nonlin.kernels import state
+from nonlin.spec import Kind, Spec
+
+# CPU entries where benchmarks/kernels.py measured the fused forward+backward faster than eager at
+# LLM-MLP-like sizes (all of them did, by 2-10x; see docs/kernels.md), and the size from which it pays:
+# below it, the custom op's fixed cost (~30 us) and a first-call compile are not worth it.
+CPU_AUTO_MIN_NUMEL = 1 << 16
+
+_WARNED: set[str] = set()
+
+
+def _why_not(spec: Spec, main: tuple[torch.Tensor, ...], params: Mapping[str, Any]) -> str | None:
+    if spec.kind not in (Kind.POINTWISE, Kind.GATED):
+        return f"{spec.kind.value} entries have no fused path"
+    for k, v in params.items():
+        if isinstance(v, torch.Tensor) and v.numel() != 1:
+            return f"parameter {k!r} has {v.numel()} values (per-channel parameters run eagerly)"
+        if v is None:
+            return f"parameter {k!r} is None"
+    if any(t.device != main[0].device for t in main):
+        return "inputs on different devices"
+    return None
+
+
+def _packed_base(g: torch.Tensor, v: torch.Tensor) -> torch.Tensor | None:
+    """The [..., 2d] tensor g and v are the two halves of (as `split_packed` makes them), if they are."""
+    base = g._base
+    if base is None or v._base is not base or base.dim() != g.dim() or g.dim() == 0:
+        return None
+    d = g.shape[-1]
+    es = g.element_size()
+    ok = (
+        base.shape[-1] == 2 * d
+        and base.shape[:-1] == g.shape[:-1]
+        and g.stride() == base.stride() == v.stride()
+        and g.data_ptr() == base.data_ptr()
+        and v.data_ptr() == base.data_ptr() + d * es
+        and base.dtype == g.dtype
+        and base.requires_grad == (g.requires_grad or v.requires_grad)
+    )
+    return base if ok else None
+
+
+def _auto_wants(spec: Spec, main: tuple[torch.Tensor, ...]) -> bool:
+    dev = main[0].device
+    if dev.type == "cuda":
+        return state.triton_available()
+    if dev.type != "cpu":
+        return False
+    if torch.compiler.is_compiling():
+        return False  # inductor is already fusing the eager formula into the caller's graph
+    from nonlin.kernels import cpu
+
+    return cpu.compile_available() and main[0].numel() >= CPU_AUTO_MIN_NUMEL
+
+
+def maybe_fused(
+    spec: Spec,
+    body,
+    main: tuple[torch.Tensor, ...],
+    extra: tuple[torch.Tensor, ...],
+    params: Mapping[str, Any],
+) -> torch.Tensor | None:
+    m = state.mode()
+    if m == "eager":
+        return None
+    why = _why_not(spec, main, params)
+    if why is not None:
+        if m == "fused" and spec.name not in _WARNED:
+            _WARNED.add(spec.name)
+            warnings.warn(f"nonlin: {spec.name} runs eagerly: {why}", RuntimeWarning, stacklevel=4)
+        return None
+    if m == "auto" and not _auto_wants(spec, main):
+        return None
+    if main[0].device.type not in ("cpu", "cuda"):
+        return None
+    return call(spec, body, main, extra, params)
+
+
+def call(spec: Spec, body, main, extra, params) -> torch.Tensor:
+    """The fused op for one call (inputs already checked by the functional layer)."""
+    fnames = [k for k, v in params.items() if not isinstance(v, torch.Tensor)]
+    fvals = [float(params[k]) for k in fnames]
+    tnames = [k for k, v in params.items() if isinstance(v, torch.Tensor)]
+    tparams = [params[k] for k in tnames]
+    if spec.kind is Kind.POINTWISE:
+        mode = ("eval" if body is spec.eval_forward else "train") if spec.stochastic else "plain"
+        return torch.ops.nonlin.pointwise(
+            main[0], list(extra), tparams, spec.name, mode, ",".join(fnames), fvals, ",".join(tnames)
+        )
+    g, v = main
+    base = _packed_base(g, v)
+    gv = [base] if base is not None else [g, v]
+    return torch.ops.nonlin.gated(gv, list(extra), tparams, spec.name, ",".join(fnames), fvals, ",".join(tnames))

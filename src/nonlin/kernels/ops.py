@@ -1,0 +1,197 @@
+"""torch.library custom ops for the fused paths, with fake implementations and autograd.
+
+``nonlin::pointwise`` / ``nonlin::gated`` compute the forward; ``nonlin::pointwise_backward`` /
+``nonlin::gated_backward`` the gradients from the saved inputs (nothing else is saved). The entry and
+its float parameters travel as a name, comma-joined parameter names and a list of values, so one op serves the whole catalog; inside, the
+device picks the implementation: Triton on CUDA (and on CPU under the interpreter when asked), the
+inductor-compiled functions on CPU. torch.compile sees these ops as single nodes (no graph break) and
+torch.export records them.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from nonlin.autograd import _sum_to
+from nonlin.kernels import cpu, state
+from nonlin.kernels.codegen import plan
+from nonlin.registry import spec as get_spec
+
+
+def _names(joined: str) -> list[str]:
+    # Parameter names travel as one comma-joined string (custom op schemas have no list of str).
+    return joined.split(",") if joined else []
+
+
+def _plan(name: str, mode: str, fnames: str, fvals: list[float], tnames: str):
+    floats = tuple(sorted(zip(_names(fnames), fvals, strict=True)))
+    return plan(get_spec(name), mode, floats, tuple(_names(tnames)))
+
+
+def _unalias(out: Tensor, *inputs: Tensor) -> Tensor:
+    # A custom op's output may not share storage with an input (identity in float64 would).
+    return out.clone() if any(out.data_ptr() == t.data_ptr() for t in inputs if t.numel()) else out
+
+
+def _forward(p, mains: list[Tensor], extras: list[Tensor], tparams: list[Tensor], packed: Tensor | None) -> Tensor:
+    backend = state.backend_for(mains[0].device)
+    if backend == "triton":
+        from nonlin.kernels import triton_launch
+
+        return triton_launch.forward(p, mains, extras, tparams, state.fp32_compute())
+    out = cpu.forward(p, mains, extras, tparams, state.fp32_compute(), packed, backend == "inductor")
+    return _unalias(out.contiguous(), *mains, *extras)
+
+
+def _backward(p, go, mains, extras, tparams, packed):
+    backend = state.backend_for(mains[0].device)
+    if backend == "triton":
+        from nonlin.kernels import triton_launch
+
+        mg, dext, pg = triton_launch.backward(p, go, mains, extras, tparams, state.fp32_compute(), packed)
+    else:
+        mg, dext, pg = cpu.backward(p, go, mains, extras, tparams, state.fp32_compute(), packed, backend == "inductor")
+    ext = {n: t for n, t in zip(p.extras, extras, strict=True)}
+    dext = [_sum_to(g, ext[n].shape).to(ext[n].dtype) for g, n in zip(dext, p.diff_extras, strict=True)]
+    return [*mg, *dext, *pg]
+
+
+# ----------------------------------------------------------------------------------------- pointwise
+
+
+@torch.library.custom_op("nonlin::pointwise", mutates_args=())
+def pointwise(
+    x: Tensor,
+    extras: list[Tensor],
+    tparams: list[Tensor],
+    name: str,
+    mode: str,
+    fnames: str,
+    fvals: list[float],
+    tnames: str,
+) -> Tensor:
+    return _forward(_plan(name, mode, fnames, fvals, tnames), [x], extras, tparams, None)
+
+
+@pointwise.register_fake
+def _(x, extras, tparams, name, mode, fnames, fvals, tnames):
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+
+
+@torch.library.custom_op("nonlin::pointwise_backward", mutates_args=())
+def pointwise_backward(
+    go: Tensor,
+    x: Tensor,
+    extras: list[Tensor],
+    tparams: list[Tensor],
+    name: str,
+    mode: str,
+    fnames: str,
+    fvals: list[float],
+    tnames: str,
+) -> list[Tensor]:
+    p = _plan(name, mode, fnames, fvals, tnames)
+    return _backward(p, go, [x], extras, tparams, None)
+
+
+@pointwise_backward.register_fake
+def _(go, x, extras, tparams, name, mode, fnames, fvals, tnames):
+    return [torch.empty(x.shape, dtype=x.dtype, device=x.device), *(torch.empty_like(t) for t in tparams)]
+
+
+def _no_grad(values: list[float]):
+    # register_autograd compares the structure of backward's return with the inputs': an empty list is a
+    # list there, a non-empty list of floats a single leaf.
+    return None if values else []
+
+
+def _pw_setup(ctx, inputs, output):
+    x, extras, tparams, *meta = inputs
+    ctx.save_for_backward(x, *extras, *tparams)
+    ctx.n_extras, ctx.meta = len(extras), meta
+
+
+def _pw_backward(ctx, go):
+    saved = ctx.saved_tensors
+    x, extras, tparams = saved[0], list(saved[1 : 1 + ctx.n_extras]), list(saved[1 + ctx.n_extras :])
+    grads = torch.ops.nonlin.pointwise_backward(go, x, extras, tparams, *ctx.meta)
+    gx, pg = grads[0], list(grads[1:])
+    return gx, [None] * len(extras), pg, None, None, None, _no_grad(ctx.meta[3]), None
+
+
+pointwise.register_autograd(_pw_backward, setup_context=_pw_setup)
+
+
+# ------------------------------------------------------------------------------------------- gated
+
+
+def _mains(gv: list[Tensor]) -> tuple[list[Tensor], Tensor | None]:
+    if len(gv) == 1:
+        packed = gv[0]
+        d = packed.shape[-1] // 2
+        return [packed[..., :d], packed[..., d:]], packed
+    return list(gv), None
+
+
+@torch.library.custom_op("nonlin::gated", mutates_args=())
+def gated(
+    gv: list[Tensor],
+    extras: list[Tensor],
+    tparams: list[Tensor],
+    name: str,
+    fnames: str,
+    fvals: list[float],
+    tnames: str,
+) -> Tensor:
+    mains, packed = _mains(gv)
+    return _forward(_plan(name, "plain", fnames, fvals, tnames), mains, extras, tparams, packed)
+
+
+@gated.register_fake
+def _(gv, extras, tparams, name, fnames, fvals, tnames):
+    shape = (*gv[0].shape[:-1], gv[0].shape[-1] // 2) if len(gv) == 1 else gv[0].shape
+    return torch.empty(shape, dtype=gv[0].dtype, device=gv[0].device)
+
+
+@torch.library.custom_op("nonlin::gated_backward", mutates_args=())
+def gated_backward(
+    go: Tensor,
+    gv: list[Tensor],
+    extras: list[Tensor],
+    tparams: list[Tensor],
+    name: str,
+    fnames: str,
+    fvals: list[float],
+    tnames: str,
+) -> list[Tensor]:
+    mains, packed = _mains(gv)
+    p = _plan(name, "plain", fnames, fvals, tnames)
+    return _backward(p, go, mains, extras, tparams, packed)
+
+
+@gated_backward.register_fake
+def _(go, gv, extras, tparams, name, fnames, fvals, tnames):
+    s = get_spec(name)
+    mains = [torch.empty(t.shape, dtype=t.dtype, device=t.device) for t in gv]
+    ext = [torch.empty_like(t) for t in extras[: len(s.extra_inputs)]]
+    return [*mains, *ext, *(torch.empty_like(t) for t in tparams)]
+
+
+def _g_setup(ctx, inputs, output):
+    gv, extras, tparams, *meta = inputs
+    ctx.save_for_backward(*gv, *extras, *tparams)
+    ctx.n = (len(gv), len(extras))
+    ctx.meta = meta
+
+
+def _g_backward(ctx, go):
+    saved = ctx.saved_tensors
+    ng, ne = ctx.n
+    gv, extras, tparams = list(saved[:ng]), list(saved[ng : ng + ne]), list(saved[ng + ne :])
+    grads = torch.ops.nonlin.gated_backward(go, gv, extras, tparams, *ctx.meta)
+    dext = list(grads[ng : ng + ne]) + [None] * (ne - len(grads[ng : ng + ne]) if ne else 0)
+    return list(grads[:ng]), dext[:ne], list(grads[ng + ne :]), None, None, _no_grad(ctx.meta[2]), None
+
+
+gated.register_autograd(_g_backward, setup_context=_g_setup)

@@ -1,0 +1,95 @@
+"""Which path runs: the dispatch mode, the backend per device, the compute precision of float32 inputs."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from types import TracebackType
+
+import torch
+
+MODES = ("auto", "eager", "fused")
+BACKENDS = ("auto", "triton", "inductor", "python")
+FP32_COMPUTE = ("float64", "float32")
+
+_STATE: dict[str, str] = {"mode": "auto", "backend": "auto", "fp32_compute": "float64"}
+
+
+def triton_available() -> bool:
+    return importlib.util.find_spec("triton") is not None
+
+
+def interpreting() -> bool:
+    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+
+
+def mode() -> str:
+    return _STATE["mode"]
+
+
+def fp32_compute() -> str:
+    return _STATE["fp32_compute"]
+
+
+def backend_for(device: torch.device) -> str:
+    """The implementation the custom ops use on `device`: "triton", "inductor" or "python" (uncompiled)."""
+    chosen = _STATE["backend"]
+    if device.type == "cuda":
+        if not triton_available():
+            raise RuntimeError(
+                "nonlin: the fused path on CUDA needs Triton; install it (pip install 'nonlin[triton]') or run "
+                "nonlin.use('eager')"
+            )
+        return "triton"
+    if chosen == "triton":
+        if not (triton_available() and interpreting()):
+            raise RuntimeError(
+                "nonlin: backend='triton' on CPU tensors needs Triton's interpreter (TRITON_INTERPRET=1 set before "
+                "triton is imported)"
+            )
+        return "triton"
+    if chosen == "python":
+        return "python"
+    from nonlin.kernels import cpu
+
+    return "inductor" if cpu.compile_available() else "python"
+
+
+class use:
+    """Choose the path: ``nonlin.use("eager" | "fused" | "auto")``, for good or as a context manager.
+
+    mode: "auto" picks the fused path where it helps (CUDA with Triton; CPU for the entries and sizes
+    where benchmarks/kernels.py measured a gain), "fused" forces it where the entry can be fused,
+    "eager" never uses it. backend (CPU): "auto"/"inductor" (torch.compile), "python" (the generated
+    functions uncompiled), "triton" (the Triton kernels under TRITON_INTERPRET=1, for testing).
+    fp32_compute: the internal precision for float32 inputs on the fused path, "float64" (default, the
+    eager path's, within 1 ULP) or "float32" (faster on GPUs with slow float64; see docs/kernels.md).
+    """
+
+    def __init__(self, mode: str = "auto", *, backend: str | None = None, fp32_compute: str | None = None) -> None:
+        if mode not in MODES:
+            raise ValueError(f"nonlin.use: mode={mode!r} is not one of {', '.join(map(repr, MODES))}")
+        if backend is not None and backend not in BACKENDS:
+            raise ValueError(f"nonlin.use: backend={backend!r} is not one of {', '.join(map(repr, BACKENDS))}")
+        if fp32_compute is not None and fp32_compute not in FP32_COMPUTE:
+            raise ValueError(
+                f"nonlin.use: fp32_compute={fp32_compute!r} is not one of {', '.join(map(repr, FP32_COMPUTE))}"
+            )
+        self._previous = dict(_STATE)
+        _STATE["mode"] = mode
+        if backend is not None:
+            _STATE["backend"] = backend
+        if fp32_compute is not None:
+            _STATE["fp32_compute"] = fp32_compute
+
+    def __enter__(self) -> use:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        _STATE.clear()
+        _STATE.update(self._previous)
+
+    def __repr__(self) -> str:
+        return f"nonlin.use(mode={_STATE['mode']!r}, backend={_STATE['backend']!r}, fp32_compute={_STATE['fp32_compute']!r})"

@@ -1,0 +1,272 @@
+"""Triton backend of the math namespace: the primitives of `nonlin.ops.torch_backend` as ``@triton.jit``
+device functions on blocks of the compute dtype (float32 for half inputs, float64 for float32 inputs).
+
+Formula bodies do not call these directly: `nonlin.kernels.trace` runs a body once on symbols and
+`nonlin.kernels.codegen` writes a kernel whose lines call ``tb.<primitive>`` here, in the order the body
+computes. Each primitive uses the same numerically stable form as the torch backend, and libdevice
+(correctly rounded or 1-2 ULP) instead of Triton's fast approximations (``tl.exp`` lowers to ``ex2.approx``,
+whose relative error grows with |x|). Under the interpreter (TRITON_INTERPRET=1) libdevice is replaced by
+`nonlin.kernels._interp_libdevice` (numpy/scipy), the kernel source staying the same.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import triton
+import triton.language as tl
+
+if os.environ.get("TRITON_INTERPRET", "0") not in ("", "0"):
+    from nonlin.kernels import _interp_libdevice as libdevice
+else:  # resolved to the CUDA or HIP library when the kernel is compiled
+    from triton.language.extra import libdevice
+
+INTERPRETED = libdevice.__name__.endswith("_interp_libdevice")
+SQRT1_2 = 1.0 / math.sqrt(2.0)
+INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+PI = math.pi
+
+# --- elementary ---
+
+
+@triton.jit
+def exp(x):
+    return libdevice.exp(x)
+
+
+@triton.jit
+def expm1(x):
+    return libdevice.expm1(x)
+
+
+@triton.jit
+def log(x):
+    return libdevice.log(x)
+
+
+@triton.jit
+def log1p(x):
+    return libdevice.log1p(x)
+
+
+@triton.jit
+def sqrt(x):
+    return libdevice.sqrt(x)
+
+
+@triton.jit
+def abs(x):
+    return tl.abs(x)
+
+
+@triton.jit
+def sign(x):
+    # torch.sign: -1, 0 or 1, NaN stays NaN.
+    s = tl.where(x > 0, 1.0, tl.where(x < 0, -1.0, 0.0)).to(x.dtype)
+    return tl.where(x != x, x, s)
+
+
+@triton.jit
+def sin(x):
+    return libdevice.sin(x)
+
+
+@triton.jit
+def cos(x):
+    return libdevice.cos(x)
+
+
+@triton.jit
+def tanh(x):
+    return libdevice.tanh(x)
+
+
+@triton.jit
+def atan(x):
+    return libdevice.atan(x)
+
+
+@triton.jit
+def erf(x):
+    return libdevice.erf(x)
+
+
+@triton.jit
+def erfc(x):
+    return libdevice.erfc(x)
+
+
+@triton.jit
+def isnan(x):
+    return x != x
+
+
+@triton.jit
+def square(x):
+    return x * x
+
+
+@triton.jit
+def pow(x, n):
+    return libdevice.pow(x, tl.zeros_like(x) + n)
+
+
+# --- sigmoid family, each without overflow or cancellation ---
+
+
+@triton.jit
+def sigmoid(x):
+    # 1/(1+e^-x) for x >= 0; e^x/(1+e^x) for x < 0: the exponential never overflows.
+    e = libdevice.exp(-tl.abs(x))
+    return tl.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+@triton.jit
+def softplus(x):
+    # log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow, full relative accuracy in both tails.
+    return tl.maximum(x, 0.0) + libdevice.log1p(libdevice.exp(-tl.abs(x)))
+
+
+@triton.jit
+def log_sigmoid(x):
+    return -softplus(-x)
+
+
+@triton.jit
+def sech2(x):
+    # 1 - tanh(x)^2 cancels for |x| > ~1; 4t/(1+t)^2 with t = e^{-2|x|} does not.
+    t = libdevice.exp(-2.0 * tl.abs(x))
+    return 4.0 * t / ((1.0 + t) * (1.0 + t))
+
+
+@triton.jit
+def norm_cdf(x):
+    # Phi(x) = erfc(-x/sqrt2)/2: no cancellation in the left tail.
+    return 0.5 * libdevice.erfc(-x * SQRT1_2)
+
+
+@triton.jit
+def norm_pdf(x):
+    return INV_SQRT_2PI * libdevice.exp(-0.5 * x * x)
+
+
+# --- piecewise ---
+
+
+@triton.jit
+def where(cond, a, b):
+    return tl.where(cond, a, b)
+
+
+@triton.jit
+def maximum(x, y):
+    # torch.clamp_min / torch.maximum propagate NaN from x; tl.maximum's NaN handling is backend-defined.
+    return tl.where(x != x, x, tl.where(x >= y, x, y))
+
+
+@triton.jit
+def minimum(x, y):
+    return tl.where(x != x, x, tl.where(x <= y, x, y))
+
+
+@triton.jit
+def clamp(x, lo, hi):
+    return minimum(maximum(x, lo), hi)
+
+
+@triton.jit
+def indicator(cond, like):
+    """1.0 where cond, else 0.0, NaN where `like` is NaN (so NaN in gives NaN out)."""
+    zero = tl.zeros_like(like)
+    return tl.where(like != like, like, tl.where(cond, zero + 1.0, zero))
+
+
+@triton.jit
+def gated(x, g):
+    """x * g where a gate that underflowed to exactly 0 closes: 0 even for infinite x (the limit)."""
+    return tl.where(g == 0, tl.zeros_like(x * g), x * g)
+
+
+@triton.jit
+def keep(cond, x):
+    """x where cond, else 0; NaN in x stays NaN and -inf outside cond gives 0 (not -inf * 0)."""
+    return tl.where(cond | (x != x), x, tl.zeros_like(x))
+
+
+@triton.jit
+def full_like(x, value):
+    return tl.zeros_like(x) + value
+
+
+@triton.jit
+def zeros_like(x):
+    return tl.zeros_like(x)
+
+
+@triton.jit
+def ones_like(x):
+    return tl.zeros_like(x) + 1.0
+
+
+# --- storage ---
+
+
+@triton.jit
+def to_bf16_rne(x):
+    """float32 -> bfloat16 rounded to nearest even, by bit arithmetic.
+
+    Written out so that the interpreter (whose conversion truncates) and the GPU round identically; NaN
+    maps to the canonical quiet NaN instead of letting the rounding carry into the sign bit.
+    """
+    u = x.to(tl.uint32, bitcast=True)
+    r = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    r = tl.where(x != x, 0x7FC0, r)
+    return r.to(tl.uint16).to(tl.bfloat16, bitcast=True)
+
+
+class TritonOps:
+    """The namespace as an object, for parity with `TorchOps` (`tests/kernels` checks every primitive of
+    the torch backend has a device function here). Kernels call the module functions through ``tb.``."""
+
+    name = "triton"
+    pi = PI
+
+
+for _name in [
+    "exp",
+    "expm1",
+    "log",
+    "log1p",
+    "sqrt",
+    "abs",
+    "sign",
+    "sin",
+    "cos",
+    "tanh",
+    "atan",
+    "erf",
+    "erfc",
+    "isnan",
+    "square",
+    "pow",
+    "sigmoid",
+    "softplus",
+    "log_sigmoid",
+    "sech2",
+    "norm_cdf",
+    "norm_pdf",
+    "where",
+    "maximum",
+    "minimum",
+    "clamp",
+    "indicator",
+    "gated",
+    "keep",
+    "full_like",
+    "zeros_like",
+    "ones_like",
+]:
+    setattr(TritonOps, _name, globals()[_name])
+
+TRITON = TritonOps()
