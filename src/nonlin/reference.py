@@ -31,16 +31,17 @@ def _params(name: str, params: dict[str, Any]):
 
 
 def pointwise(
-    name: str, x: float, *, derivative: bool = False, u: float | None = None, dps: int = DEFAULT_DPS, **params
+    name: str, x: float, *, derivative: bool = False, u: float | None = None, dps: int | None = DEFAULT_DPS, **params
 ):
     """f(x) or f'(x) (the declared rule for gradient-rule entries) as an mpf.
 
-    Stochastic entries: the eval-mode function unless `u` (the uniform draw) is given.
+    Stochastic entries: the eval-mode function unless `u` (the uniform draw) is given. ``dps=None`` keeps
+    the caller's precision (for use inside mpmath routines that raise it, such as ``mpmath.diff``).
     """
     s, p = _params(name, params)
     if s.kind is not Kind.POINTWISE:
         raise ValueError(f"{s.name} is {s.kind.value}, not pointwise")
-    with mp.workdps(dps):
+    with mp.workdps(dps or mp.dps):
         xm = _mpf(x)
         if s.stochastic and u is None:
             body = s.eval_derivative if derivative else s.eval_forward

@@ -1,0 +1,58 @@
+"""The README's table of entries, generated from the catalog (a test fails when the README is stale).
+
+Update it with ``python -m nonlin.catalog_table README.md``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from nonlin.catalog import LEFT_OUT
+from nonlin.registry import names, spec
+from nonlin.spec import Kind
+
+START, END = "<!-- catalog:start -->", "<!-- catalog:end -->"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown() -> str:
+    lines = []
+    for kind in Kind:
+        entries = names(kind)
+        lines += [f"\n**{kind.value}** ({len(entries)})\n", "| name | formula | params | aliases | source | confirmed |"]
+        lines.append("|---|---|---|---|---|---|")
+        for n in entries:
+            s = spec(n)
+            params = ", ".join(f"{p.name}={'auto' if p.default is None else f'{p.default:g}'}" for p in s.params)
+            if len(s.params) > 4:
+                params = f"{len(s.params)} coefficients"
+            src = s.paper.ref if s.paper else "standard"
+            conf = "yes" if s.confirmed else "**no**"
+            aliases = ", ".join(s.aliases[:4])
+            lines.append(f"| `{n}` | ${_cell(s.formula)}$ | {params} | {_cell(aliases)} | {src} | {conf} |")
+    lines.append("\n**Not included**\n")
+    lines += [f"- `{n}`: {why}" for n, why in LEFT_OUT.items()]
+    return "\n".join(lines) + "\n"
+
+
+def block() -> str:
+    return f"{START}\n{markdown()}{END}"
+
+
+def update(path: Path) -> bool:
+    """Rewrite the block between the markers in `path`; True when it changed."""
+    text = path.read_text()
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    new = head + block() + tail
+    path.write_text(new)
+    return new != text
+
+
+if __name__ == "__main__":
+    for arg in sys.argv[1:] or ["README.md"]:
+        print(f"{arg}: {'updated' if update(Path(arg)) else 'up to date'}")

@@ -1,0 +1,97 @@
+"""Module forms: learnable parameters are real nn.Parameters with the documented init and correct gradients;
+stochastic modules follow train/eval; gated and normalizer modules."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import nonlin
+
+LEARNABLE = [n for n in nonlin.names() if nonlin.spec(n).learnable_params]
+
+
+@pytest.mark.parametrize("name", LEARNABLE)
+def test_learnable_parameters_are_parameters_with_documented_init(name):
+    s = nonlin.spec(name)
+    act = nonlin.get(name, learnable=True)
+    params = dict(act.named_parameters())
+    assert set(params) == {p.name for p in s.learnable_params}
+    for p in s.learnable_params:
+        assert params[p.name].item() == p.default
+    default = nonlin.get(name)
+    assert {n for n, _ in default.named_parameters()} == {p.name for p in s.learnable_params if p.learned_by_default}
+
+
+@pytest.mark.parametrize("name", LEARNABLE)
+def test_parameter_gradients_pass_gradcheck(name):
+    s = nonlin.spec(name)
+    gen = torch.Generator().manual_seed(0)
+    params = {p.name: torch.tensor(p.default + 0.05, dtype=torch.float64, requires_grad=True) for p in s.learnable_params}
+    f = nonlin.functional.function(name)
+    if s.kind.value == "gated":
+        g = torch.randn(6, generator=gen, dtype=torch.float64)
+        v = torch.randn(6, generator=gen, dtype=torch.float64)
+        extra = {"c": torch.rand(6, generator=gen, dtype=torch.float64)} if s.extra_inputs else {}
+        fn = lambda *ps: f(g, v, **extra, **dict(zip(params, ps, strict=True)))
+    else:
+        x = torch.randn(12, generator=gen, dtype=torch.float64) * 2 + 0.01
+        fn = lambda *ps: f(x, **dict(zip(params, ps, strict=True)))
+    assert torch.autograd.gradcheck(fn, tuple(params.values()))
+
+
+def test_prelu_per_channel_matches_torch():
+    act = nonlin.get("prelu", num_parameters=3)
+    ref = torch.nn.PReLU(3)
+    with torch.no_grad():
+        act.a.copy_(torch.tensor([0.1, 0.2, 0.3]))
+        ref.weight.copy_(act.a)
+    x = torch.randn(4, 3, 5, requires_grad=True)
+    y, yr = act(x), ref(x)
+    assert torch.allclose(y, yr)
+    y.sum().backward()
+    g = act.a.grad.clone()
+    x.grad = None
+    yr.sum().backward()
+    assert torch.allclose(g, ref.weight.grad, atol=1e-5)
+
+
+def test_per_channel_last_dim_for_transformers():
+    act = nonlin.get("swish", learnable=True, num_parameters=8, channel_dim=-1)
+    y = act(torch.randn(2, 5, 8))
+    assert y.shape == (2, 5, 8)
+    y.sum().backward()
+    assert act.beta.grad.shape == (8,)
+
+
+def test_stochastic_module_follows_train_and_eval():
+    gen = torch.Generator().manual_seed(0)
+    act = nonlin.get("stochastic_silu_relu", generator=gen)
+    x = torch.randn(1000)
+    act.eval()
+    assert torch.equal(act(x), torch.relu(x))
+    act.train()
+    y = act(x)
+    silu = torch.nn.functional.silu(x)
+    neg = x < -0.5
+    frac = (y[neg] == silu[neg]).float().mean().item()  # p = 0.5 of elements take SiLU
+    assert 0.4 < frac < 0.6
+
+
+def test_gated_and_normalizer_modules():
+    assert nonlin.get("swiglu")(torch.randn(2, 3, 16)).shape == (2, 3, 8)
+    attn = nonlin.get("sparsemax", dim=-1)
+    w = attn(torch.randn(2, 4, 4), mask=torch.tril(torch.ones(4, 4, dtype=torch.bool)))
+    assert torch.allclose(w.sum(-1), torch.ones(2, 4))
+    assert "sparsemax" in repr(attn)
+
+
+def test_module_matches_functional_for_every_entry():
+    x = torch.randn(3, 8, dtype=torch.float64)
+    for name in nonlin.names():
+        s = nonlin.spec(name)
+        act = nonlin.get(name)
+        extra = {"c": torch.ones(3, 4, dtype=torch.float64)} if s.extra_inputs else {}
+        got = act(x, **extra)
+        want = nonlin.functional.function(name)(x, **extra)
+        assert torch.allclose(got.double(), want), name
