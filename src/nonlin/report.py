@@ -43,7 +43,7 @@ class Section:
     images: list[Path] = field(default_factory=list)
 
 
-SECTION_MODULES: list[str] = []
+SECTION_MODULES: list[str] = ["nonlin.arena.cli"]
 
 
 def catalog_section(names: Sequence[str], options: dict[str, Any]) -> Section:
