@@ -9,6 +9,7 @@
 Definitions and sources: docs/probe.md.
 """
 
+from nonlin.probe import examples
 from nonlin.probe.attention import AttentionReport, attention
 from nonlin.probe.dead import DeadUnits
 from nonlin.probe.discovery import Site, classify, find
@@ -35,6 +36,7 @@ __all__ = [
     "Watch",
     "attention",
     "classify",
+    "examples",
     "find",
     "hidden_rank",
     "linear_regions",

@@ -47,12 +47,13 @@ def _torch_params(m: nn.Module) -> tuple[str | None, dict[str, Any]]:
         "Hardsigmoid": "hardsigmoid",
         "Softsign": "softsign",
         "LogSigmoid": "log_sigmoid",
-        "GLU": "glu",
         "Softmax": "softmax",
         "PReLU": "prelu",
     }
     if n in simple:
         return simple[n], {}
+    # nn.GLU is left unnamed: it computes a * sigmoid(b) for halves [a | b], the gate *second*, while the
+    # catalog packs [gate | value]; naming it "glu" would let swap() exchange the halves' roles.
     if n == "GELU":
         return ("gelu_tanh" if getattr(m, "approximate", "none") == "tanh" else "gelu"), {}
     if n == "LeakyReLU":

@@ -129,12 +129,13 @@ class LayerAccumulator:
             else torch.zeros((), device=dev)
         )
         self.sums = torch.zeros(4, dtype=torch.float64, device=dev)  # sums of d, d^2, d^3, d^4, d = a - ref
+        self.moment_n = torch.zeros((), dtype=torch.int64, device=dev)  # entries of the calls summed (all finite)
 
     @torch.no_grad()
     def update(self, a: torch.Tensor) -> None:
         a = a.detach()
+        rows = as_rows(a, self.opt.unit_dim)  # checks unit_dim first
         leading = tuple(a.movedim(self.opt.unit_dim, -1).shape[:-1]) if a.dim() else ()
-        rows = as_rows(a, self.opt.unit_dim)
         if rows.dtype != torch.float32:
             rows = rows.float()  # half types and float64: measured in float32 (bins and maxima are float32)
         if self.width is None:
@@ -166,7 +167,7 @@ class LayerAccumulator:
             if "dead" in want:
                 on = vals > self.opt.dead_eps
                 self.active |= on
-                dead_share = 1.0 - on.float().mean()
+                dead_share = (on.numel() - on.sum()).double() / on.numel()
             if "massive" in want:
                 better = vals > self.unit_max
                 self.unit_max = torch.where(better, vals, self.unit_max)
@@ -180,18 +181,16 @@ class LayerAccumulator:
             finite = torch.isfinite(d2.sum())
             part = torch.stack([d.sum(), d2.sum(), torch.dot(d2, d), torch.dot(d2, d2)]).double()
             self.sums += torch.where(finite, part, torch.zeros_like(part))
+            self.moment_n += torch.where(finite, n, 0)
             self.nonfinite += torch.where(finite, 0, torch.count_nonzero(~torch.isfinite(d)))
-        nan = torch.tensor(math.nan, device=rows.device)
-        self.series.append(
-            torch.stack(
-                [
-                    zeros / n if "sparsity" in want else nan,
-                    near / n if near is not None else nan,
-                    dead_share if dead_share is not None else nan,
-                    absa.max() if "massive" in want else nan,
-                ]
-            ).float()
-        )
+        nan = torch.tensor(math.nan, dtype=torch.float64, device=rows.device)
+        columns = [
+            zeros.double() / n if "sparsity" in want else nan,
+            near.double() / n if near is not None else nan,
+            dead_share if dead_share is not None else nan,
+            absa.max().double() if "massive" in want else nan,
+        ]
+        self.series.append(torch.stack(columns))
 
     # ------------------------------------------------------------------ results (host)
     def _place(self, call: int, row: int) -> tuple[int, ...]:
@@ -212,7 +211,7 @@ class LayerAccumulator:
             out["sparsity_zero"] = int(self.zeros.item()) / n
             out["sparsity_eps"] = int(self.near.item()) / n
         if "dead" in want:
-            out["dead"] = 1.0 - self.active.float().mean().item()
+            out["dead"] = (self.width - int(self.active.sum().item())) / self.width
             per_call = [float(s[2]) for s in self.series]
             out["dead_per_call"] = sum(per_call) / len(per_call)
         if "massive" in want:
@@ -232,7 +231,8 @@ class LayerAccumulator:
             out["massive_ratio"] = top[0]["value"] / med if med > 0 else math.inf
             out["top"] = top
         if "stats" in want:
-            s1, s2, s3, s4 = (x / n for x in self.sums.tolist())
+            mn = max(int(self.moment_n.item()), 1)
+            s1, s2, s3, s4 = (x / mn for x in self.sums.tolist())
             ref = float(self.ref.item())
             m2 = max(s2 - s1 * s1, 0.0)
             m3 = s3 - 3 * s1 * s2 + 2 * s1**3
