@@ -169,16 +169,15 @@ def as_act(obj: Any, name: str | None = None) -> Act:
 
 
 def as_acts(items: Any) -> list[Act]:
-    """A list (or {name: callable} mapping) of nonlinearities -> unique Acts, in order."""
-    if isinstance(items, Mapping):
-        acts = [
-            as_act(v, name=k) if callable(v) else as_act((k, v) if isinstance(v, Mapping) else v)
-            for k, v in items.items()
-        ]
-    elif isinstance(items, (str, Act)) or callable(items):
-        acts = [as_act(items)]
-    else:
-        acts = [as_act(x) for x in items]
+    """A list of nonlinearities (items as for `as_act`, or ``{name: callable}`` dicts) -> unique Acts, in order."""
+    if isinstance(items, Mapping) or isinstance(items, (str, Act)) or callable(items):
+        items = [items]
+    acts = []
+    for x in items:
+        if isinstance(x, Mapping):
+            acts += [as_act(v, name=k) if callable(v) else as_act((k, v)) for k, v in x.items()]
+        else:
+            acts.append(as_act(x))
     if not acts:
         raise ValueError("acts must name at least one nonlinearity")
     seen: dict[str, Act] = {}

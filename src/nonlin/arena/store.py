@@ -141,7 +141,7 @@ class Store:
     def __init__(self, location: str | Path, *, create: bool = True) -> None:
         self.path = db_path(location)
         if not create and not self.path.exists():
-            raise FileNotFoundError(f"no arena results database at {self.path} (run `nonlin arena --out ...` first)")
+            raise ValueError(f"no arena results database at {self.path} (run `nonlin arena --out ...` first)")
         if create:
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,171 @@
+"""Sweeps: planning, storing, exactly-once resume after an interruption or a kill, divergence, custom pieces."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import torch
+from arena_helpers import LoggedTask, starts
+
+from nonlin.arena import RunSpec, as_act, execute, make_task
+from nonlin.arena.store import Store
+from nonlin.arena.sweep import Sweep
+
+HERE = Path(__file__).parent
+
+
+def stored(out: Path) -> dict[str, str]:
+    with Store(out, create=False) as s:
+        return s.status()
+
+
+def test_interrupted_sweep_resumes_every_run_exactly_once(tmp_path):
+    log = str(tmp_path / "starts.log")
+    sweep = Sweep(["relu", "tanh"], [LoggedTask(log=log)], seeds=4, out=tmp_path, workers=0, progress=False)
+    planned = {s.run_id for s in sweep.plan()[0]}
+    assert len(planned) == 8
+
+    seen = []
+
+    def stop_after_three(result):
+        seen.append(result.run_id)
+        if len(seen) == 3:
+            raise KeyboardInterrupt  # what Ctrl-C does between two runs
+
+    with pytest.raises(KeyboardInterrupt):
+        sweep.run(on_result=stop_after_three)
+    first = stored(tmp_path)
+    assert set(first) == set(seen) and len(first) == 3  # committed before the callback: all three kept
+
+    outcome = Sweep.resume(tmp_path, workers=0, progress=False).run()
+    assert outcome.already_done == 3 and len(outcome.executed) == 5
+    assert set(stored(tmp_path)) == planned
+    runs = starts(log)
+    assert len(runs) == 8 and len(set(runs)) == 8  # every run started exactly once over both sessions
+
+    again = Sweep.resume(tmp_path, workers=0, progress=False).run()
+    assert again.executed == [] and again.already_done == 8
+    assert len(starts(log)) == 8
+
+
+KILL_SCRIPT = """
+import sys
+sys.path.insert(0, {here!r})
+from arena_helpers import LoggedTask, cube
+from nonlin.arena.sweep import Sweep
+
+if __name__ == "__main__":
+    Sweep(["relu", {{"cube": cube}}], [LoggedTask(log={log!r}, sleep=0.4)], seeds=5, out={out!r},
+          workers={workers}, progress=False).run()
+"""
+
+
+@pytest.mark.parametrize(
+    "workers",
+    [0, pytest.param(2, marks=pytest.mark.slow)],  # 2: a pool of worker processes (slow: spawning them)
+    ids=["driver-only", "worker-pool"],
+)
+def test_killed_sweep_resumes_exactly_once_with_custom_task_and_callable(tmp_path, workers):
+    """A sweep killed with SIGKILL (driver and workers) after some runs are stored, then resumed from the
+    command line: every planned run is stored once, none stored before the kill reruns."""
+    log, out = str(tmp_path / "starts.log"), tmp_path / "runs"
+    script = tmp_path / "sweep.py"
+    script.write_text(textwrap.dedent(KILL_SCRIPT.format(here=str(HERE), log=log, out=str(out), workers=workers)))
+    proc = subprocess.Popen([sys.executable, str(script)], start_new_session=True)
+    db = out / "arena.sqlite"
+    deadline = time.time() + 120
+    before: dict[str, str] = {}
+    try:
+        while time.time() < deadline and proc.poll() is None:
+            if db.exists():
+                with sqlite3.connect(db, timeout=5) as c:
+                    try:
+                        n = c.execute("SELECT count(*) FROM runs").fetchone()[0]
+                    except sqlite3.OperationalError:
+                        n = 0
+                if n >= 3:
+                    break
+            time.sleep(0.05)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    before = stored(out)
+    assert 3 <= len(before) < 10, f"the kill came too late to test anything: {len(before)} runs stored"
+    starts_before = Counter(starts(log))
+
+    from nonlin.cli import main
+
+    assert main(["arena", "--resume", str(out), "--workers", "0", "--no-progress", "--no-report"]) == 0
+    after = stored(out)
+    assert len(after) == 10 and set(before) <= set(after)
+    assert all(v == "ok" for v in after.values())
+    with Store(out, create=False) as s:
+        labels = {(r["act"], r["seed"]) for r in s.runs()}
+    assert labels == {(a, seed) for a in ("relu", "cube") for seed in range(5)}
+    starts_after = Counter(starts(log)) - starts_before
+    # Nothing stored before the kill ran again; the runs in flight at the kill (started, not stored) ran once more.
+    with Store(out, create=False) as s:
+        before_keys = {(r["seed"], r["act"]) for r in s.runs() if r["run_id"] in before}
+    assert not (set(starts_after) & before_keys)
+    assert all(n == 1 for n in starts_after.values())
+    assert sum(starts_after.values()) == 10 - len(before)
+
+
+def test_diverging_configuration_is_recorded_not_raised(tmp_path):
+    task = make_task("digits:lr=10,hidden=64x64x64x64,steps=20")
+    r = execute(RunSpec(task, as_act("quadratic"), 0))
+    assert r.status == "diverged" and r.diverged_step is not None and r.final_metric is None
+    assert "not finite" in r.error
+    outcome = Sweep(
+        ["quadratic", "relu"],
+        ["digits:lr=10,hidden=64x64x64x64,steps=20"],
+        seeds=1,
+        out=tmp_path,
+        workers=0,
+        progress=False,
+    ).run()
+    assert outcome.counts == {"ok": 1, "diverged": 1, "failed": 0}
+    with Store(tmp_path, create=False) as s:
+        rows = {r["act"]: r for r in s.runs()}
+    assert rows["quadratic"]["status"] == "diverged" and rows["quadratic"]["final_metric"] is None
+    assert rows["relu"]["status"] == "ok"
+
+
+def test_failed_run_is_recorded_and_retried_only_on_request(tmp_path):
+    marker = tmp_path / "failed-once"
+
+    def flaky(x: torch.Tensor) -> torch.Tensor:
+        # Runs get a copy of this function (it travels pickled), so the state lives in a file.
+        if not marker.exists():
+            marker.write_text("")
+            raise RuntimeError("boom")
+        return torch.relu(x)
+
+    log = str(tmp_path / "log")
+    sweep = Sweep({"flaky": flaky}, [LoggedTask(log=log)], seeds=1, out=tmp_path, workers=0, progress=False)
+    assert sweep.run().counts["failed"] == 1
+    assert (
+        Sweep({"flaky": flaky}, [LoggedTask(log=log)], seeds=1, out=tmp_path, workers=0, progress=False).run().executed
+        == []
+    )
+    retried = Sweep(
+        {"flaky": flaky}, [LoggedTask(log=log)], seeds=1, out=tmp_path, workers=0, progress=False, retry_failed=True
+    ).run()
+    assert retried.counts == {"ok": 1, "diverged": 0, "failed": 0}
+    assert list(stored(tmp_path).values()) == ["ok"]
+
+
+def test_plan_skips_pairs_a_task_cannot_run(tmp_path):
+    sweep = Sweep(["relu", "softmax"], ["digits", "char_lm"], seeds=2, out=tmp_path, progress=False)
+    specs, skipped = sweep.plan()
+    assert len(specs) == 6  # relu on both, softmax (a normalizer) only in char_lm's attention
+    assert skipped == [("digits", "softmax", skipped[0][2])] and "normalizer" in skipped[0][2]

@@ -1,0 +1,76 @@
+"""Every bundled task trains: its training loss falls over the first steps, and its metric is finite."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from nonlin.arena import RunSpec, as_act, execute, integrations, make_task, task_names
+
+# Small budgets: enough steps to see the loss fall, few enough to keep the suite fast.
+SMALL = {
+    "digits": "digits:steps=30",
+    "breast_cancer": "breast_cancer:steps=30",
+    "wine": "wine:steps=30",
+    "sparsity": "sparsity:steps=30,hidden=64x64",
+    "deep_mlp": "deep_mlp:steps=30",
+    "periodic": "periodic:steps=60",
+    "char_lm": "char_lm:steps=25,d_model=32,d_ff=64,ctx=32,batch=8,layers=1",
+}
+
+
+def test_every_bundled_task_has_a_small_budget_here():
+    assert set(SMALL) == set(task_names())
+
+
+@pytest.mark.parametrize("name", task_names())
+def test_task_trains_and_improves(name):
+    if name == "deep_mlp" and not hasattr(integrations.theory_module(), "init_gain"):
+        pytest.skip("deep_mlp's theory init needs nonlin.theory.init_gain")
+    task = make_task(SMALL[name])
+    # The unit each task's claim is about where it matters (snake extrapolates a periodic signal; relu's
+    # extrapolation error grows as it fits), relu elsewhere.
+    act = as_act({"char_lm": "swiglu", "periodic": "snake"}.get(name, "relu"))
+    r = execute(RunSpec(task, act, seed=0))
+    assert r.status == "ok", r.error
+    losses = [v for _, v in r.curves["loss"]]
+    k = max(3, len(losses) // 6)
+    first, last = sum(losses[:k]) / k, sum(losses[-k:]) / k
+    assert last < 0.9 * first, f"{name}: loss {first:.4g} -> {last:.4g}"
+    assert math.isfinite(r.final_metric)
+    metric_curve = r.curves[task.metric]
+    better = (max if task.goal == "max" else min)(metric_curve[-1][1], metric_curve[0][1])
+    assert better == metric_curve[-1][1], f"{name}: held-out {task.metric} did not improve: {metric_curve}"
+    assert r.wall_s > 0 and r.throughput > 0 and r.peak_rss_bytes > 0
+
+
+def test_same_seed_same_numbers_other_seed_other_numbers():
+    task = make_task("wine:steps=10")
+    a, b, c = (execute(RunSpec(task, as_act("gelu"), s)) for s in (3, 3, 4))
+    assert a.curves["loss"] == b.curves["loss"] and a.final_metric == b.final_metric
+    assert a.curves["loss"] != c.curves["loss"]
+
+
+def test_sparsity_task_tracks_sparsity_and_shifted_relu_is_sparser():
+    if integrations._watch() is None:
+        pytest.skip("nonlin.probe not installed")
+    task = make_task("sparsity:steps=20,hidden=64x64,eval_every=10")
+    relu = execute(RunSpec(task, as_act("relu"), 0))
+    shifted = execute(RunSpec(task, as_act("shifted_relu"), 0))
+    assert [s for s, _ in relu.curves["sparsity"]] == [0, 10, 20]
+    assert 0.2 < relu.sparsity < 0.8  # about half the ReLU outputs are zero
+    assert shifted.sparsity > relu.sparsity  # tau = 1 zeroes most Gaussian-ish pre-activations
+    assert 0.0 <= relu.dead_rate <= 1.0
+
+
+def test_gated_units_get_packed_width_and_normalizers_swap_attention():
+    from nonlin.arena.tasks import mlp
+
+    model = mlp(5, (7,), 2, as_act("swiglu"))
+    assert model[0][0].out_features == 14  # [gate | value]
+    task = make_task(SMALL["char_lm"])
+    r = execute(RunSpec(task, as_act("sigmoid_attn"), 0))
+    assert r.status == "ok", r.error
+    assert task.supports(as_act("sparsemax")) is None
+    assert "normalizer" in make_task("digits").supports(as_act("softmax"))
