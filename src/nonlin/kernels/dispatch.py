@@ -20,7 +20,7 @@ from nonlin.spec import Kind, Spec
 # CPU entries where benchmarks/kernels.py measured the fused forward+backward faster than eager at
 # LLM-MLP-like sizes (all of them did, by 2-10x; see docs/kernels.md), and the size from which it pays:
 # below it, the custom op's fixed cost (~30 us) and a first-call compile are not worth it.
-CPU_AUTO_MIN_NUMEL = 1 << 16
+CPU_AUTO_MIN_NUMEL = 1 << 20
 
 _WARNED: set[str] = set()
 
@@ -105,6 +105,8 @@ def call(spec: Spec, body, main, extra, params) -> torch.Tensor:
             main[0], list(extra), tparams, spec.name, mode, ",".join(fnames), fvals, ",".join(tnames)
         )
     g, v = main
-    base = _packed_base(g, v)
+    # Data pointers cannot be compared while torch.compile traces: there the halves go in as two tensors
+    # (the compiled graph assembles their gradients).
+    base = None if torch.compiler.is_compiling() else _packed_base(g, v)
     gv = [base] if base is not None else [g, v]
     return torch.ops.nonlin.gated(gv, list(extra), tparams, spec.name, ",".join(fnames), fvals, ",".join(tnames))

@@ -31,7 +31,7 @@ def _plan(name: str, mode: str, fnames: str, fvals: list[float], tnames: str):
 
 def _unalias(out: Tensor, *inputs: Tensor) -> Tensor:
     # A custom op's output may not share storage with an input (identity in float64 would).
-    return out.clone() if any(out.data_ptr() == t.data_ptr() for t in inputs if t.numel()) else out
+    return _distinct([out], list(inputs))[0]
 
 
 def _forward(p, mains: list[Tensor], extras: list[Tensor], tparams: list[Tensor], packed: Tensor | None) -> Tensor:
@@ -54,7 +54,22 @@ def _backward(p, go, mains, extras, tparams, packed):
         mg, dext, pg = cpu.backward(p, go, mains, extras, tparams, state.fp32_compute(), packed, backend == "inductor")
     ext = {n: t for n, t in zip(p.extras, extras, strict=True)}
     dext = [_sum_to(g, ext[n].shape).to(ext[n].dtype) for g, n in zip(dext, p.diff_extras, strict=True)]
-    return [*mg, *dext, *pg]
+    return _distinct([*mg, *dext, *pg], [go, *mains, *extras, *tparams])
+
+
+def _distinct(outs: list[Tensor], inputs: list[Tensor]) -> list[Tensor]:
+    """Outputs of a custom op may not share storage with its inputs or each other (two gradients can be
+    the same expression, parameter gradients views of one reduction): copy the ones that do."""
+    seen = {t.untyped_storage().data_ptr() for t in inputs if t.numel()}
+    result = []
+    for t in outs:
+        ptr = t.untyped_storage().data_ptr() if t.numel() else None
+        if ptr is not None and ptr in seen:
+            t = t.clone()
+            ptr = t.untyped_storage().data_ptr()
+        seen.add(ptr)
+        result.append(t)
+    return result
 
 
 # ----------------------------------------------------------------------------------------- pointwise

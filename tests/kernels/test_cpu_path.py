@@ -1,0 +1,78 @@
+"""The CPU fused path: generated torch functions (every entry, uncompiled) and their inductor build."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from kernel_helpers import FUSED, gen
+
+import nonlin
+from nonlin.kernels import cpu, use
+
+F = nonlin.functional
+
+
+def _case(name: str, dtype: torch.dtype):
+    s = nonlin.spec(name)
+    if s.kind is nonlin.Kind.GATED:
+        x = torch.randn(4, 2 * 19, generator=gen(21)).to(dtype)
+        kw = {"c": torch.rand(4, 1, generator=gen(22)).to(dtype)} if s.extra_inputs else {}
+    else:
+        x = (torch.randn(77, generator=gen(23)) * 4).to(dtype)
+        kw = {"training": True, "generator": gen(24)} if s.stochastic else {}
+    return x.requires_grad_(True), kw
+
+
+def _both(name: str, dtype: torch.dtype, backend: str):
+    f = F.function(name)
+    x, kw = _case(name, dtype)
+    go = torch.randn(f(x.detach(), **{**kw, **({"generator": gen(24)} if "generator" in kw else {})}).shape)
+    go = go.to(dtype)
+    out = []
+    for mode in ("eager", "fused"):
+        if "generator" in kw:
+            kw["generator"] = gen(24)
+        with use(mode, backend=backend):
+            y = f(x, **kw)
+            (gx,) = torch.autograd.grad(y, x, go)
+        out.append((y, gx))
+    return out
+
+
+@pytest.mark.parametrize("name", FUSED)
+def test_generated_torch_functions_equal_eager(name):
+    """Uncompiled, the generated functions run the eager primitives in the eager order: identical bits."""
+    (y0, g0), (y1, g1) = _both(name, torch.float32, "python")
+    assert torch.equal(y0, y1)
+    assert torch.equal(g0, g1)
+
+
+@pytest.mark.parametrize("name", ["mish", *(pytest.param(n, marks=pytest.mark.slow) for n in FUSED if n != "mish")])
+def test_inductor_build_matches_eager(name):
+    """Compiled, inductor may reorder or vectorise a primitive: within an ULP of the dtype. (Each build is
+    a C++ compile of several seconds: the default run builds one entry in one dtype.)"""
+    for dtype in (torch.float32,) if name == "mish" else (torch.float32, torch.bfloat16):
+        (y0, g0), (y1, g1) = _both(name, dtype, "inductor")
+        tol = {torch.float32: 1.2e-7, torch.bfloat16: 8e-3}[dtype]
+        assert torch.allclose(y1, y0, rtol=tol, atol=1e-30, equal_nan=True)
+        assert torch.allclose(g1, g0, rtol=tol, atol=1e-30, equal_nan=True)
+
+
+def test_compile_failure_falls_back_to_uncompiled(monkeypatch):
+    saved = dict(cpu._DISABLED)
+    try:
+        c = cpu._Compiled(lambda x: x * 2, "test")
+
+        def broken(*args):
+            raise RuntimeError("no C++ compiler")
+
+        c.compiled = broken
+        with pytest.warns(RuntimeWarning, match="runs uncompiled"):
+            assert torch.equal(c(torch.ones(2)), torch.full((2,), 2.0))
+        assert not cpu.compile_available()
+        with use("auto"):  # auto no longer picks the CPU fused path
+            y = F.mish(torch.randn(1 << 17, requires_grad=True))
+        assert "nonlin" not in type(y.grad_fn).__name__
+    finally:
+        cpu._DISABLED.clear()
+        cpu._DISABLED.update(saved)
