@@ -48,7 +48,7 @@ def test_non_floating_tensors_are_type_errors_naming_the_dtype(name, dtype):
 
 
 def test_non_tensor_input():
-    with pytest.raises(TypeError, match="x must be a torch.Tensor, got list"):
+    with pytest.raises(TypeError, match=r"x must be a torch\.Tensor, got list"):
         F.relu([1.0, 2.0])
 
 

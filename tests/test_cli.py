@@ -44,6 +44,8 @@ def test_compare_writes_png_html_json(tmp_path):
 
 
 def test_console_script_entry_point(tmp_path):
-    r = subprocess.run([sys.executable, "-m", "nonlin.cli", "compare", "--out", str(tmp_path)], capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "nonlin.cli", "compare", "--out", str(tmp_path)], capture_output=True, text=True
+    )
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "compare.html").exists()

@@ -21,7 +21,9 @@ def _inputs(name, dtype=torch.float64, requires_grad=True):
     g, v = zip(*itertools.product(_VALS, [-2.5, -1e-3, 0.0, 0.7, 40.0]), strict=True)
     g = torch.tensor(g, dtype=torch.float64).to(dtype).requires_grad_(requires_grad)
     v = torch.tensor(v, dtype=torch.float64).to(dtype).requires_grad_(requires_grad)
-    extra = {"c": torch.linspace(-1, 1, g.numel(), dtype=torch.float64).to(dtype)} if nonlin.spec(name).extra_inputs else {}
+    extra = (
+        {"c": torch.linspace(-1, 1, g.numel(), dtype=torch.float64).to(dtype)} if nonlin.spec(name).extra_inputs else {}
+    )
     return g, v, extra
 
 
@@ -36,7 +38,12 @@ def test_value_and_partials_match_reference_float64(name):
         want = np.array([float(r[i]) for r in ref])
         tol = 1e-12 if i == 0 else 1e-9
         err = rel_err(got.detach().numpy(), want)
-        assert err.max() <= tol, (("value", "d/dg", "d/dv")[i], err.max(), g[err.argmax()].item(), v[err.argmax()].item())
+        assert err.max() <= tol, (
+            ("value", "d/dg", "d/dv")[i],
+            err.max(),
+            g[err.argmax()].item(),
+            v[err.argmax()].item(),
+        )
 
 
 @pytest.mark.parametrize("name", GATED)
@@ -82,7 +89,7 @@ def test_agrees_with_torch(name):
 def test_finite_in_every_dtype(name, dtype):
     big = float(torch.finfo(dtype).max)
     g, v, extra = _inputs(name, dtype=torch.float64, requires_grad=False)
-    keep = (g.abs() < big ** 0.5) & (v.abs() < big ** 0.5)  # products of two inputs stay in range
+    keep = (g.abs() < big**0.5) & (v.abs() < big**0.5)  # products of two inputs stay in range
     g, v = g[keep].to(dtype).requires_grad_(), v[keep].to(dtype).requires_grad_()
     extra = {k: t[keep].to(dtype) for k, t in extra.items()}
     y = nonlin.functional.function(name)(g, v, **extra)

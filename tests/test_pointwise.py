@@ -45,10 +45,11 @@ def test_declared_derivative_is_the_derivative(name):
     for x in GENERIC:
         if any(abs(x - b) < 1e-3 for b in bps):
             continue
-        with mpmath.workdps(40):
+        with mpmath.workdps(80):  # f' can be 1e-40 of f (erf at 9.5): differencing needs the digits
             numeric = mpmath.diff(lambda t: R.pointwise(name, t, dps=None), mpmath.mpf(x))
-        declared = R.pointwise(name, x, derivative=True, dps=40)
-        assert abs(declared - numeric) <= 1e-25 * max(1, abs(numeric)), (x, declared, numeric)
+        declared = R.pointwise(name, x, derivative=True, dps=80)
+        # 1e-13: float constants in a body (0.044715, 1 - alpha) are rounded once in Python; a wrong formula is off by far more.
+        assert abs(declared - numeric) <= 1e-13 * abs(numeric) + 1e-300, (x, declared, numeric)
 
 
 @pytest.mark.parametrize("name", [n for n in POINTWISE if n not in RULE_BASED])
@@ -70,9 +71,9 @@ def test_rule_based_gradient_is_the_documented_rule(name):
     s = nonlin.spec(name)
     assert s.gradient_rule and "gradient_rule" in s.properties
     x = np.linspace(-3, 3, 601)
-    _, dy = value_and_grad(name, x)
-    assert np.array_equal(dy, reference(name, x, derivative=True))
-    y, _ = value_and_grad(name, x)
+    y, dy = value_and_grad(name, x)
+    rule = reference(name, x, derivative=True)
+    assert rel_err(dy, rule).max() <= 1e-12, worst(dy, rule, x)
     fd = np.gradient(y, x)
     assert np.abs(fd - dy).max() > 0.1, "the rule should differ from the forward's derivative somewhere"
 
@@ -111,12 +112,12 @@ def test_half_and_single_precision_close_to_reference(name, dtype):
 
 def _limit(name: str, sign: float, derivative: bool) -> float:
     """The value at +-inf: the reference at +-1e300 when it settles, else the signed infinity."""
-    r = R.pointwise(name, sign * 1e300, derivative=derivative)
-    r2 = R.pointwise(name, sign * 1e301, derivative=derivative)
+    r = R.to_float(R.pointwise(name, sign * 1e300, derivative=derivative))
+    r2 = R.to_float(R.pointwise(name, sign * 1e301, derivative=derivative))
     if abs(r) > 1e250:
-        return math.copysign(math.inf, float(r))
-    assert abs(float(r) - float(r2)) <= 1e-12 * max(1.0, abs(float(r))), "no limit"
-    return float(r)
+        return math.copysign(math.inf, r)
+    assert abs(r - r2) <= 1e-12 * max(1.0, abs(r)), "no limit"
+    return r
 
 
 @pytest.mark.parametrize("name", POINTWISE)

@@ -80,12 +80,25 @@ def row(
         return s.reference_row([_mpf(z) for z in scores], keep, **p)
 
 
+def to_float(value) -> float:
+    """An mpf rounded to the nearest float64, with exponents far outside float64's range going to 0 or inf
+    (mpmath's own conversion raises for exponents beyond a C int)."""
+    v = mpmath.mpf(value)
+    if mp.isnan(v) or mp.isinf(v) or v == 0:
+        return float(v)
+    if abs(v) < mpmath.mpf(2) ** -1100:
+        return 0.0 if v > 0 else -0.0
+    if abs(v) > mpmath.mpf(2) ** 1100:
+        return float("inf") if v > 0 else float("-inf")
+    return float(v)
+
+
 def pointwise_array(name: str, xs: Iterable[float], *, derivative: bool = False, dps: int = DEFAULT_DPS, **params):
     """The reference at every x, correctly rounded to float64 (NaN where the reference is undefined)."""
     out = []
     for x in np.asarray(list(xs), dtype=np.float64).ravel():
         try:
-            out.append(float(pointwise(name, x, derivative=derivative, dps=dps, **params)))
+            out.append(to_float(pointwise(name, x, derivative=derivative, dps=dps, **params)))
         except (ZeroDivisionError, ValueError):
             out.append(float("nan"))
     return np.array(out)

@@ -79,12 +79,12 @@ SPECS = [
             *(_coef(f"b{k + 1}", v) for k, v in enumerate(_DEN_INIT)),
         ),
         aliases=("pau", "pade", "padé"),
-        properties=props("smooth", "learnable"),
+        properties=props("learnable"),  # |b1| |x| puts a kink at 0 (safe PAU, version A)
         paper=Paper("Padé Activation Units", "arXiv:1907.06732", 2019),
         source=(
             "authors' code ml-research/pau and rational_activations (version A, the default: denominator "
             "1 + sum |b_k| |x|^k); init coefficients: rational_activations Rational_version_A5/4 leaky_relu"
         ),
-        breakpoints=lambda **_: (0.0,),  # |x|^k: the second derivative may jump at 0
+        breakpoints=lambda **_: (0.0,),
     ),
 ]

@@ -100,10 +100,21 @@ def _entmax15(s, keep):
     return _Entmax15Fn.apply(torch.where(keep, s, -torch.inf))
 
 
+class _HardmaxFn(torch.autograd.Function):
+    """One-hot of the row maximum, ties split; piecewise constant, so its gradient is zero (not absent)."""
+
+    @staticmethod
+    def forward(ctx, s):
+        top = s == s.amax(-1, keepdim=True)
+        return top.to(s.dtype) / top.sum(-1, keepdim=True).to(s.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        return torch.zeros_like(g)
+
+
 def _hardmax(s, keep):
-    s = torch.where(keep, s, -torch.inf)
-    top = (s == s.amax(-1, keepdim=True)) & keep
-    return top.to(s.dtype) / top.sum(-1, keepdim=True).clamp_min(1).to(s.dtype)
+    return _HardmaxFn.apply(torch.where(keep, s, -torch.inf))
 
 
 # ---------------------------------------------------------------------------- mpmath references

@@ -13,7 +13,8 @@ SPECS = [
         formula=r"x + \sin^2(a x) / a",
         summary="Snake: a periodic inductive bias with a monotone trend.",
         forward=lambda m, x, a: x + m.square(m.sin(a * x)) / a,
-        derivative=lambda m, x, a: 1.0 + m.sin(2.0 * a * x),
+        # 2 sin cos rather than sin(2ax): 2ax overflows near the top of the half types' range, ax does not.
+        derivative=lambda m, x, a: 1.0 + 2.0 * m.sin(a * x) * m.cos(a * x),
         params=(
             P(
                 "a",

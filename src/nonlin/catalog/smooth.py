@@ -101,7 +101,9 @@ def _x_atan_gate_grad(m, x):
     for c in reversed(_ATAN_SERIES[:-1]):
         acc = acc * u2 + c
     series = u * u2 * acc / m.pi
-    direct = _atan_gate(m, x) + x / (m.pi * (1.0 + x * x))
+    xs = m.where(m.abs(x) > 1, x, m.ones_like(x))
+    x_over_1px2 = m.where(m.abs(x) > 1, 1.0 / (xs + 1.0 / xs), x / (1.0 + x * x))  # finite at +-inf
+    direct = _atan_gate(m, x) + x_over_1px2 / m.pi
     return m.where(x < -10.0, series, direct)
 
 
@@ -288,7 +290,7 @@ SPECS = [
         ),
         params=(P("alpha", 0.0, "gate range expansion", learnable=True, learned_by_default=True, init="zeros"),),
         aliases=("xSiLU",),
-        properties=props("zero_at_zero", "smooth", "learnable"),
+        properties=props("zero_at_zero", "bounded_below", "smooth", "learnable"),
         paper=Paper("Expanded Gating Ranges Improve Activation Functions", "arXiv:2405.20768", 2024),
         source="arXiv:2405.20768 abstract (one trainable alpha per MLP block, init 0) and public code",
     ),
@@ -303,7 +305,7 @@ SPECS = [
         ),
         params=(P("alpha", 0.0, "gate range expansion", learnable=True, learned_by_default=True, init="zeros"),),
         aliases=("xGELU",),
-        properties=props("zero_at_zero", "smooth", "learnable"),
+        properties=props("zero_at_zero", "bounded_below", "smooth", "learnable"),
         paper=Paper("Expanded Gating Ranges Improve Activation Functions", "arXiv:2405.20768", 2024),
         source="arXiv:2405.20768 abstract (one trainable alpha per MLP block, init 0) and public code",
     ),
@@ -312,11 +314,11 @@ SPECS = [
         family="smooth",
         formula=r"x\left[(1+2\alpha)(\arctan(x)/\pi + \tfrac12) - \alpha\right]",
         summary="Arctan-gated linear unit with an expanded gating range (alpha learnable).",
-        forward=lambda m, x, alpha: (1.0 + 2.0 * alpha) * _x_atan_gate(m, x) - alpha * x,
+        forward=lambda m, x, alpha: (1.0 + 2.0 * alpha) * _x_atan_gate(m, x) - m.gated(x, alpha),
         derivative=lambda m, x, alpha: (1.0 + 2.0 * alpha) * _x_atan_gate_grad(m, x) - alpha,
         params=(P("alpha", 0.0, "gate range expansion", learnable=True, learned_by_default=True, init="zeros"),),
         aliases=("xATLU",),
-        properties=props("zero_at_zero", "smooth", "learnable"),
+        properties=props("zero_at_zero", "monotonic", "bounded_below", "smooth", "learnable"),
         paper=Paper("Expanded Gating Ranges Improve Activation Functions", "arXiv:2405.20768", 2024),
         source="arXiv:2405.20768 abstract (one trainable alpha per MLP block, init 0) and public code",
     ),
@@ -382,7 +384,7 @@ SPECS = [
             ),
         ),
         aliases=("CRReLU",),
-        properties=props("zero_at_zero", "learnable"),
+        properties=props("zero_at_zero", "bounded_below", "learnable"),
         paper=Paper("A Method on Searching Better Activation Functions", "arXiv:2405.12954", 2024),
         source="arXiv:2405.12954 names CRReLU; formula and init 0.01 from public code, not the paper's text",
         confirmed=False,

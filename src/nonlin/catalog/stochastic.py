@@ -37,7 +37,8 @@ SPECS = [
         eval_forward=lambda m, x, p: _relu(m, x),
         eval_derivative=lambda m, x, p: m.indicator(x > 0, x),
         params=(P("p", 0.5, "probability of SiLU in training", low=0.0, high=1.0),),
-        properties=props("zero_at_zero", "bounded_below", "stochastic"),
+        # properties of stochastic entries describe eval mode (here ReLU)
+        properties=props("zero_at_zero", "monotonic", "bounded_below", "nonnegative", "sparse", "stochastic"),
         paper=Paper("Stochastic activations", "arXiv:2509.22358", 2025),
         confirmed=False,
         source=(
@@ -75,6 +76,7 @@ SPECS = [
         eval_forward=lambda m, x: m.indicator(x > 0, x),
         eval_derivative=lambda m, x: m.sigmoid(x) * m.sigmoid(-x),
         properties=props(
+            "zero_at_zero",
             "monotonic",
             "bounded_below",
             "bounded_above",
@@ -95,7 +97,9 @@ SPECS = [
         forward=lambda m, x: m.indicator(x > 0, x),
         derivative=lambda m, x: m.ones_like(x),
         aliases=("heaviside", "binary_step"),
-        properties=props("monotonic", "bounded_below", "bounded_above", "nonnegative", "sparse", "gradient_rule"),
+        properties=props(
+            "zero_at_zero", "monotonic", "bounded_below", "bounded_above", "nonnegative", "sparse", "gradient_rule"
+        ),
         paper=STE_PAPER,
         gradient_rule="straight-through: the backward is the identity (gradient 1 everywhere)",
         breakpoints=lambda **_: (0.0,),

@@ -10,6 +10,26 @@ from __future__ import annotations
 import mpmath
 from mpmath import mp
 
+# Beyond this magnitude e^x is 0 or inf after rounding to any IEEE format (e^-(2^200) < 10^-(10^59)); mpmath
+# itself would try to compute e^x for a doubly-exponential x (golu at x = -3e38: exp(-exp(3e38))) to full
+# relative precision, which needs astronomically many bits of ln 2.
+_EXP_CUTOFF = mpmath.mpf(2) ** 200
+
+
+_ERF_CUTOFF = mpmath.mpf(2) ** 100
+
+
+def _exp(x):
+    if x > _EXP_CUTOFF:
+        return mpmath.mpf("inf")
+    if x < -_EXP_CUTOFF:
+        return mpmath.mpf(0)
+    return mp.exp(x)
+
+
+def _expm1(x):
+    return _exp(x) - 1 if abs(x) > _EXP_CUTOFF else mp.expm1(x)
+
 
 class MpmathOps:
     name = "mpmath"
@@ -18,8 +38,8 @@ class MpmathOps:
     def pi(self):
         return mp.pi
 
-    exp = staticmethod(mp.exp)
-    expm1 = staticmethod(mp.expm1)
+    exp = staticmethod(_exp)
+    expm1 = staticmethod(_expm1)
     log = staticmethod(mp.log)
     log1p = staticmethod(mp.log1p)
     sqrt = staticmethod(mp.sqrt)
@@ -27,8 +47,17 @@ class MpmathOps:
     cos = staticmethod(mp.cos)
     tanh = staticmethod(mp.tanh)
     atan = staticmethod(mp.atan)
-    erf = staticmethod(mp.erf)
-    erfc = staticmethod(mp.erfc)
+
+    @staticmethod
+    def erf(x):
+        return mp.sign(x) * 1 if abs(x) > _ERF_CUTOFF else mp.erf(x)
+
+    @staticmethod
+    def erfc(x):
+        # mpmath's erfc raises OverflowError for arguments near 1e300; beyond 2^100 it is 0 or 2 after rounding.
+        if abs(x) > _ERF_CUTOFF:
+            return mpmath.mpf(0) if x > 0 else mpmath.mpf(2)
+        return mp.erfc(x)
 
     @staticmethod
     def abs(x):
@@ -52,15 +81,15 @@ class MpmathOps:
 
     @staticmethod
     def sigmoid(x):
-        return 1 / (1 + mp.exp(-x))
+        return 1 / (1 + _exp(-x))
 
     @staticmethod
     def softplus(x):
-        return mp.log1p(mp.exp(x))
+        return x if x > _EXP_CUTOFF else mp.log1p(_exp(x))
 
     @staticmethod
     def log_sigmoid(x):
-        return -mp.log1p(mp.exp(-x))
+        return x if x < -_EXP_CUTOFF else -mp.log1p(_exp(-x))
 
     @staticmethod
     def sech2(x):
@@ -68,11 +97,11 @@ class MpmathOps:
 
     @staticmethod
     def norm_cdf(x):
-        return mp.erfc(-x / mp.sqrt(2)) / 2
+        return MpmathOps.erfc(-x / mp.sqrt(2)) / 2
 
     @staticmethod
     def norm_pdf(x):
-        return mp.exp(-x * x / 2) / mp.sqrt(2 * mp.pi)
+        return _exp(-x * x / 2) / mp.sqrt(2 * mp.pi)
 
     @staticmethod
     def where(cond, a, b):

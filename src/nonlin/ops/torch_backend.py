@@ -23,7 +23,6 @@ class TorchOps:
     log1p = staticmethod(torch.log1p)
     sqrt = staticmethod(torch.sqrt)
     abs = staticmethod(torch.abs)
-    sign = staticmethod(torch.sign)
     sin = staticmethod(torch.sin)
     cos = staticmethod(torch.cos)
     tanh = staticmethod(torch.tanh)
@@ -31,6 +30,11 @@ class TorchOps:
     erf = staticmethod(torch.special.erf)
     erfc = staticmethod(torch.special.erfc)
     isnan = staticmethod(torch.isnan)
+
+    @staticmethod
+    def sign(x):
+        # torch.sign(NaN) is 0; IEEE and the reference say NaN.
+        return torch.where(torch.isnan(x), x, torch.sign(x))
 
     @staticmethod
     def square(x):
@@ -96,6 +100,8 @@ class TorchOps:
     @staticmethod
     def gated(x, g):
         """x * g where a gate that underflowed to exactly 0 closes: 0 even for infinite x (the limit)."""
+        if not isinstance(g, torch.Tensor):
+            return torch.zeros_like(x) if g == 0 else x * g
         return torch.where(g == 0, torch.zeros_like(x * g), x * g)
 
     @staticmethod
