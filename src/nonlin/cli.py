@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 import nonlin
+from nonlin.plotting import plot
 from nonlin.registry import names, spec
 from nonlin.report import DEFAULT_COMPARE, build
 from nonlin.spec import Kind
@@ -66,7 +67,7 @@ def _show(args: argparse.Namespace) -> int:
     if s.notes:
         console.print(f"  notes       {s.notes}")
     out = Path(args.out)
-    path = nonlin.plotting.plot([s.name], out / f"{s.name}.png", title=f"{s.name}: {s.formula}")
+    path = plot([s.name], out / f"{s.name}.png", title=f"{s.name}: {s.formula}")
     console.print(f"  plot        {path}")
     return 0
 
