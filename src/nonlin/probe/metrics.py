@@ -24,6 +24,7 @@ METRICS: tuple[str, ...] = ("sparsity", "dead", "massive", "stats")
 _HIST_SHIFT = 19
 _HIST_BINS = 4096
 _FIRST_NONFINITE_BIN = 0xFF << 4  # exponent 255: inf and nan
+_HIST_SAMPLE = 1 << 16  # entries binned per call (at most about this many; all of them below it)
 
 
 def check_metrics(metrics: Any) -> tuple[str, ...]:
@@ -121,15 +122,17 @@ class LayerAccumulator:
         self.unit_max = torch.full((w,), -1.0, dtype=torch.float32, device=dev)
         self.unit_row = torch.zeros(w, dtype=torch.int64, device=dev)
         self.unit_call = torch.zeros(w, dtype=torch.int64, device=dev)
+        self.located = torch.ones(w, dtype=torch.bool, device=dev)  # unit_row/call point at unit_max
         self.hist = torch.zeros(_HIST_BINS, dtype=torch.int64, device=dev)
-        # Moments are summed about the first call's mean, so that a large common offset does not cancel.
-        self.ref = (
-            torch.nan_to_num(rows.mean(), nan=0.0, posinf=0.0, neginf=0.0)
-            if rows.numel()
-            else torch.zeros((), device=dev)
-        )
-        self.sums = torch.zeros(4, dtype=torch.float64, device=dev)  # sums of d, d^2, d^3, d^4, d = a - ref
+        self.sums = torch.zeros(4, dtype=torch.float64, device=dev)  # sums of d, d^2, d^3, d^4 with d = a - ref
         self.moment_n = torch.zeros((), dtype=torch.int64, device=dev)  # entries of the calls summed (all finite)
+        # Moments are summed about a reference: 0, or the first call's mean when it is large against the
+        # spread (|mean| > std), so that a common offset does not cancel the variance in float32 sums.
+        self.ref = 0.0
+        if rows.numel() > 1:
+            std, mean = torch.std_mean(rows)
+            if torch.isfinite(mean) and torch.isfinite(std) and abs(float(mean)) > float(std):
+                self.ref = float(mean)
 
     @torch.no_grad()
     def update(self, a: torch.Tensor) -> None:
@@ -152,45 +155,75 @@ class LayerAccumulator:
         self.entries += n
         if n == 0:
             return
+        # Each line below is one pass over the activation, chosen among equivalent torch ops for speed
+        # (see benchmarks/probe.py): ~10 passes in all, a few percent of a transformer layer's matmuls.
         absa = rows.abs()
         want = self.metrics
-        zeros = near = dead_share = None
-        if "sparsity" in want or "massive" in want:
-            zeros = torch.count_nonzero(rows == 0)  # also taken out of the |a| histogram's first bin
-            self.zeros += zeros
+        near = dead_share = None
+        zeros = n - torch.count_nonzero(rows)
+        self.zeros += zeros
         if "sparsity" in want:
             near = torch.count_nonzero(absa < self.opt.eps)
             self.near += near
         if "dead" in want or "massive" in want:
-            vals, where = absa.max(dim=0)  # [units]: the largest |a| of each unit in this call, and its row
-            vals = torch.nan_to_num(vals, nan=math.inf)
+            vals = torch.nan_to_num(absa.amax(dim=0), nan=math.inf)  # [units]: each unit's largest |a| here
             if "dead" in want:
                 on = vals > self.opt.dead_eps
                 self.active |= on
                 dead_share = (on.numel() - on.sum()).double() / on.numel()
             if "massive" in want:
-                better = vals > self.unit_max
-                self.unit_max = torch.where(better, vals, self.unit_max)
-                self.unit_row = torch.where(better, where, self.unit_row)
-                self.unit_call = torch.where(better, torch.full_like(where, call), self.unit_call)
-                bins = (absa.contiguous().view(torch.int32) >> _HIST_SHIFT).reshape(-1)
-                self.hist += torch.bincount(bins, minlength=_HIST_BINS)
+                self._track_maxima(absa, vals, call)
+                self._histogram(absa)
         if "stats" in want:
-            d = (rows - self.ref).reshape(-1)
+            d = (rows - self.ref if self.ref else rows).reshape(-1)
             d2 = d * d
-            finite = torch.isfinite(d2.sum())
-            part = torch.stack([d.sum(), d2.sum(), torch.dot(d2, d), torch.dot(d2, d2)]).double()
-            self.sums += torch.where(finite, part, torch.zeros_like(part))
-            self.moment_n += torch.where(finite, n, 0)
-            self.nonfinite += torch.where(finite, 0, torch.count_nonzero(~torch.isfinite(d)))
+            part = torch.stack([d.sum(), torch.dot(d, d), torch.dot(d2, d), torch.dot(d2, d2)]).double()
+            finite = torch.isfinite(part).all()
+            if rows.is_cuda:  # no host synchronisation on accelerators
+                self.sums += torch.where(finite, part, torch.zeros_like(part))
+                self.moment_n += torch.where(finite, n, 0)
+                self.nonfinite += torch.where(finite, 0, torch.count_nonzero(~torch.isfinite(d)))
+            elif bool(finite):
+                self.sums += part
+                self.moment_n += n
+            else:
+                self.nonfinite += torch.count_nonzero(~torch.isfinite(d))
         nan = torch.tensor(math.nan, dtype=torch.float64, device=rows.device)
         columns = [
             zeros.double() / n if "sparsity" in want else nan,
             near.double() / n if near is not None else nan,
             dead_share if dead_share is not None else nan,
-            absa.max().double() if "massive" in want else nan,
+            self._last_max.double() if "massive" in want else nan,
         ]
         self.series.append(torch.stack(columns))
+
+    def _track_maxima(self, absa: torch.Tensor, vals: torch.Tensor, call: int) -> None:
+        """Running max |a| per unit; the row of the max for this call's top-k units only.
+
+        A unit whose maximum rises in a call where it is not among that call's top-k units has k units
+        above it for good, so it cannot enter the overall top-k: locating the call's top-k is enough
+        (``located`` records the exceptions, which only ties can bring into the top-k).
+        """
+        better = vals > self.unit_max
+        self.unit_max = torch.where(better, vals, self.unit_max)
+        k = min(self.opt.top_k, vals.numel())
+        top_vals, top_units = torch.topk(vals, k)
+        self._last_max = top_vals[0]
+        rows_of_top = torch.nan_to_num(absa[:, top_units], nan=math.inf).argmax(dim=0)  # [k]
+        improved = better[top_units]
+        self.unit_row[top_units] = torch.where(improved, rows_of_top, self.unit_row[top_units])
+        self.unit_call[top_units] = torch.where(improved, call, self.unit_call[top_units])
+        self.located &= ~better  # units that rose are unlocated unless they are among the top-k here
+        self.located[top_units] |= improved | self.located[top_units]
+
+    def _histogram(self, absa: torch.Tensor) -> None:
+        """Add |a| to the 1/16-octave histogram, from a systematic sample of about 2**16 entries per call."""
+        flat = absa.reshape(-1)
+        step = max(1, flat.numel() // _HIST_SAMPLE)
+        while step > 1 and math.gcd(step, self.width) != 1:
+            step += 1  # coprime with the width, so the sample visits every unit
+        sample = flat[::step].contiguous()
+        self.hist += torch.bincount((sample.view(torch.int32) >> _HIST_SHIFT).reshape(-1), minlength=_HIST_BINS)
 
     # ------------------------------------------------------------------ results (host)
     def _place(self, call: int, row: int) -> tuple[int, ...]:
@@ -216,14 +249,18 @@ class LayerAccumulator:
             out["dead_per_call"] = sum(per_call) / len(per_call)
         if "massive" in want:
             hist = self.hist.tolist()
-            finite_nonzero = hist[1:_FIRST_NONFINITE_BIN]
-            finite_nonzero.insert(0, hist[0] - int(self.zeros.item()))
-            med = median_from_histogram(finite_nonzero)
+            # bin 0 holds exact zeros (and subnormals below 2**-130): the median is over the others
+            med = median_from_histogram([0, *hist[1:_FIRST_NONFINITE_BIN]])
             umax = self.unit_max.tolist()
             order = sorted(range(len(umax)), key=lambda u: -umax[u])[: self.opt.top_k]
-            rows, calls = self.unit_row.tolist(), self.unit_call.tolist()
+            rows, calls, located = self.unit_row.tolist(), self.unit_call.tolist(), self.located.tolist()
             top = [
-                {"value": umax[u], "unit": u, "call": calls[u], "index": list(self._place(calls[u], rows[u]))}
+                {
+                    "value": umax[u],
+                    "unit": u,
+                    "call": calls[u] if located[u] else None,
+                    "index": list(self._place(calls[u], rows[u])) if located[u] else None,
+                }
                 for u in order
             ]
             out["max_abs"] = top[0]["value"]
@@ -232,15 +269,12 @@ class LayerAccumulator:
             out["top"] = top
         if "stats" in want:
             mn = max(int(self.moment_n.item()), 1)
-            s1, s2, s3, s4 = (x / mn for x in self.sums.tolist())
-            ref = float(self.ref.item())
+            s1, s2, s3, s4 = (x / mn for x in self.sums.tolist())  # raw moments of d = a - ref
             m2 = max(s2 - s1 * s1, 0.0)
-            m3 = s3 - 3 * s1 * s2 + 2 * s1**3
             m4 = s4 - 4 * s1 * s3 + 6 * s1 * s1 * s2 - 3 * s1**4
-            out["mean"] = ref + s1
-            out["std"] = math.sqrt(m2)
-            out["skewness"] = m3 / m2**1.5 if m2 > 0 else math.nan
-            out["kurtosis"] = m4 / (m2 * m2) if m2 > 0 else math.nan
+            out["mean"] = self.ref + s1
+            out["std"] = math.sqrt(m2)  # population std (divides by n)
+            out["kurtosis"] = m4 / (m2 * m2) if m2 > 0 else math.nan  # Pearson: 3 for a Gaussian
             out["nonfinite"] = int(self.nonfinite.item())
         return out
 
