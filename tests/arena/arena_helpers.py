@@ -41,7 +41,7 @@ class LoggedTask(Task):
             steps=self.steps,
             next_batch=lambda step: (x, y),
             loss=lambda m, b: F.mse_loss(m(b[0]), b[1]),
-            evaluate=lambda m: {"mse": float(F.mse_loss(m(x), y))},
+            evaluate=lambda m: {"mse": float(F.mse_loss(m(x), y).detach())},
             probe_input=x,
             eval_every=self.steps,
         )

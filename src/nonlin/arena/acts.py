@@ -170,7 +170,7 @@ def as_act(obj: Any, name: str | None = None) -> Act:
 
 def as_acts(items: Any) -> list[Act]:
     """A list of nonlinearities (items as for `as_act`, or ``{name: callable}`` dicts) -> unique Acts, in order."""
-    if isinstance(items, Mapping) or isinstance(items, (str, Act)) or callable(items):
+    if isinstance(items, (Mapping, str, Act)) or callable(items):
         items = [items]
     acts = []
     for x in items:

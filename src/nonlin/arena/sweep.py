@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import importlib
 import json
+import sys
+import sysconfig
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import cloudpickle
@@ -181,7 +184,7 @@ class Sweep:
             # Longest tasks first: the tail of the sweep is short runs, so workers finish together.
             todo.sort(key=lambda s: -s.task.cost)
             backend = make_backend(self.backend, self.workers, self.address)
-            items = [(s.run_id, cloudpickle.dumps(s)) for s in todo]
+            items = [(s.run_id, payload(s)) for s in todo]
             cost = {s.run_id: s.task.cost for s in todo}
             with _Progress(len(todo), sum(cost.values()), outcome.already_done, self.progress) as bar:
                 for result in backend.results(items, bar.started):
@@ -209,8 +212,34 @@ def _planned_row(s: RunSpec) -> tuple[str, str, str, str, int, str, bytes | None
         s.act.label,
         s.seed,
         spec_json,
-        cloudpickle.dumps(s) if custom else None,
+        payload(s) if custom else None,
     )
+
+
+def _user_module(obj: Any) -> ModuleType | None:
+    """The module defining `obj` when it is the user's own code (not nonlin, not an installed library, not
+    the standard library): such modules may not be importable where the run executes (a Ray node, a later
+    resume), so their code travels by value."""
+    module = sys.modules.get(getattr(obj, "__module__", None) or "")
+    file = getattr(module, "__file__", None)
+    if module is None or file is None or module.__name__ == "__main__" or module.__name__.split(".")[0] == "nonlin":
+        return None
+    roots = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    if any(Path(file).resolve().is_relative_to(Path(r).resolve()) for r in roots):
+        return None
+    return module
+
+
+def payload(spec: RunSpec) -> bytes:
+    """The RunSpec as bytes for a worker, with the user's own task and nonlinearity code inside."""
+    modules = {m for m in (_user_module(type(spec.task)), _user_module(spec.act.fn)) if m is not None}
+    for m in modules:
+        cloudpickle.register_pickle_by_value(m)
+    try:
+        return cloudpickle.dumps(spec)
+    finally:
+        for m in modules:
+            cloudpickle.unregister_pickle_by_value(m)
 
 
 def _is_bundled(task: Task) -> bool:
