@@ -1,0 +1,167 @@
+"""The GPU check, ready for a machine with a CUDA GPU and Triton: one command, about 5-8 minutes on an H200.
+
+    python benchmarks/gpu_check.py            # correctness of every entry, then the benchmark
+    python benchmarks/gpu_check.py --quick    # bfloat16 correctness only for a sample, shorter benchmark
+
+1. Correctness of the real Triton compile (no interpreter): every pointwise and gated entry, forward and
+   backward, float32 / bfloat16 (/ float16 on a sample) against the mpmath reference on the test grid,
+   with the accuracy goals (fp32 <= 2 ULP forward, <= 4 backward; half <= 1 ULP); packed == split
+   layouts; learnable-parameter gradients against the eager path; the max ULP of float32 inputs with
+   float32 internal math (fp32_compute="float32"), reported, not asserted.
+2. The benchmark (benchmarks/kernels.py) for swiglu, geglu, geglu_tanh, gelu, mish, silu in bfloat16 at
+   LLM-MLP shapes (8192 x 8192 pointwise, 16384 x 14336 packed gated), with Liger-Kernel when installed.
+Exit status 1 if any correctness check fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+os.environ.pop("TRITON_INTERPRET", None)
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "kernels"))
+sys.path.insert(0, HERE)
+
+import torch  # noqa: E402
+from kernel_helpers import GOAL, grid, ref_gated, ref_pointwise, ulp_error  # noqa: E402
+from rich.console import Console  # noqa: E402
+
+import nonlin  # noqa: E402
+from nonlin.kernels import use  # noqa: E402
+
+console = Console(width=200)
+HALF_SAMPLE = {"relu", "gelu", "mish", "swish", "rational", "snake", "softsign", "erf", "golu", "xatlu"}
+
+
+def check_entry(name: str, dtype: torch.dtype, fp32_compute: str = "float64") -> tuple[float, float]:
+    s = nonlin.spec(name)
+    f = nonlin.functional.function(name)
+    dev = torch.device("cuda")
+    with use("fused", fp32_compute=fp32_compute):
+        if s.kind is nonlin.Kind.GATED:
+            rows, d = 3, 33
+            g = grid(dtype, rows * d).reshape(rows, d)
+            v = (torch.randn(rows, d, generator=torch.Generator().manual_seed(3)) * 2).to(dtype)
+            c = torch.rand(rows, 1, generator=torch.Generator().manual_seed(4)).to(dtype) if s.extra_inputs else None
+            kw = {"c": c.to(dev)} if c is not None else {}
+            packed = torch.cat([g, v], -1).to(dev).requires_grad_(True)
+            go = torch.randn(rows, d, generator=torch.Generator().manual_seed(5)).to(dtype)
+            y = f(packed, **kw)
+            (dp,) = torch.autograd.grad(y, packed, go.to(dev))
+            gs, vs = (
+                packed.detach()[:, :d].clone().requires_grad_(True),
+                packed.detach()[:, d:].clone().requires_grad_(True),
+            )
+            y2 = f(gs, vs, **kw)
+            dg2, dv2 = torch.autograd.grad(y2, (gs, vs), go.to(dev))
+            if not (torch.equal(y2, y) and torch.equal(dg2, dp[:, :d]) and torch.equal(dv2, dp[:, d:])):
+                raise AssertionError(f"{name} {dtype}: packed and split layouts differ")
+            yr, dgr, dvr = ref_gated(name, g, v, c)
+            gor = go.double().numpy().ravel()
+            ef = ulp_error(y.cpu(), yr).max()
+            eb = max(ulp_error(dp[:, :d].cpu(), dgr * gor).max(), ulp_error(dp[:, d:].cpu(), dvr * gor).max())
+        else:
+            x = grid(dtype)
+            kw, u = {}, None
+            if s.stochastic:
+                gen = torch.Generator(device=dev).manual_seed(2)
+                kw = {"training": True, "generator": gen}
+                u = torch.rand(x.shape, generator=torch.Generator(device=dev).manual_seed(2), device=dev,
+                               dtype=torch.float32 if dtype != torch.float32 else torch.float64).cpu()  # fmt: skip
+            xd = x.to(dev).requires_grad_(True)
+            go = torch.randn(x.shape, generator=torch.Generator().manual_seed(1)).to(dtype)
+            y = f(xd, **kw)
+            (gx,) = torch.autograd.grad(y, xd, go.to(dev))
+            ef = ulp_error(y.cpu(), ref_pointwise(name, x, u)).max()
+            eb = ulp_error(gx.cpu(), ref_pointwise(name, x, u, derivative=True) * go.double().numpy()).max()
+    return float(ef), float(eb)
+
+
+def check_params(name: str) -> float:
+    """Max relative difference of fused vs eager gradients (inputs and learnable parameters), float64."""
+    s = nonlin.spec(name)
+    f = nonlin.functional.function(name)
+    dev = torch.device("cuda")
+    gen = torch.Generator(device=dev).manual_seed(11)
+    shape = (64, 2 * 96) if s.kind is nonlin.Kind.GATED else (64, 97)
+    x = (torch.randn(shape, generator=gen, device=dev, dtype=torch.float64) * 2).requires_grad_(True)
+    kw = {p.name: torch.tensor(float(p.default) * 0.9 + 0.05, device=dev, dtype=torch.float64, requires_grad=True)
+          for p in s.learnable_params}  # fmt: skip
+    if s.extra_inputs:
+        kw["c"] = torch.rand(64, 1, generator=gen, device=dev, dtype=torch.float64).requires_grad_(True)
+    leaves = [x, *kw.values()]
+    out = []
+    for mode in ("fused", "eager"):
+        with use(mode):
+            y = f(x, **kw)
+            out.append(torch.autograd.grad(y.square().sum(), leaves))
+    return max(float(((a - b).abs() / b.abs().clamp_min(1e-300)).max()) for a, b in zip(*out, strict=True))
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--skip-benchmark", action="store_true")
+    args = p.parse_args(argv)
+    if not torch.cuda.is_available():
+        console.print("[red]no CUDA device[/]")
+        return 2
+    import triton
+
+    console.print(f"{torch.cuda.get_device_name()} torch {torch.__version__} triton {triton.__version__}")
+    entries = [n for n in nonlin.names("pointwise") + nonlin.names("gated")]
+    failures = []
+    t0 = time.time()
+    for name in entries:
+        gated = nonlin.spec(name).kind is nonlin.Kind.GATED
+        dtypes = [torch.float32, torch.bfloat16]
+        if (name in HALF_SAMPLE or gated) and not args.quick:
+            dtypes.append(torch.float16)
+        if args.quick and not (name in HALF_SAMPLE or gated):
+            dtypes = [torch.bfloat16]
+        cells = []
+        for dt in dtypes:
+            try:
+                ef, eb = check_entry(name, dt)
+                ok = ef <= GOAL[dt][0] and eb <= GOAL[dt][1]
+            except Exception as e:  # a compile error is a failure to report, not a crash of the check
+                ef = eb = float("nan")
+                ok = False
+                console.print(f"[red]{name} {dt}: {type(e).__name__}: {e}[/]")
+            if not ok:
+                failures.append(f"{name} {dt}")
+            cells.append(f"{str(dt)[6:]} {ef:.2f}/{eb:.2f}{'' if ok else ' FAIL'}")
+        if not args.quick:
+            try:
+                ef, eb = check_entry(name, torch.float32, fp32_compute="float32")
+                cells.append(f"fp32-math {ef:.1f}/{eb:.1f} (info)")
+            except Exception as e:
+                cells.append(f"fp32-math error {type(e).__name__}")
+        if nonlin.spec(name).learnable_params or nonlin.spec(name).extra_inputs:
+            try:
+                rel = check_params(name)
+                ok = rel <= 1e-10
+            except Exception as e:
+                rel, ok = float("nan"), False
+                console.print(f"[red]{name} params: {type(e).__name__}: {e}[/]")
+            cells.append(f"param grads rel {rel:.1e}{'' if ok else ' FAIL'}")
+            if not ok:
+                failures.append(f"{name} params")
+        console.print(f"{name:24s} " + "  ".join(cells), highlight=False)
+    console.print(f"correctness: {len(failures)} failures in {time.time() - t0:.0f} s: {failures}")
+    if not args.skip_benchmark:
+        import kernels
+
+        entries = ["swiglu", "geglu", "geglu_tanh", "gelu", "mish", "silu"]
+        bench = ["--device", "cuda", "--dtype", "bfloat16", "--entries", *entries]
+        if args.quick:
+            bench += ["--tokens", "4096", "--gated-tokens", "8192", "--reps", "10"]
+        kernels.main(bench)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,313 @@
+"""Fused kernels vs eager PyTorch, torch.compile of the eager formula, Liger-Kernel (GPU) and a plain copy
+of the same bytes: forward, forward+backward and memory, per entry, with medians and ratios.
+
+    THP_MEM_ALLOC_ENABLE=1 python benchmarks/kernels.py                 # CPU, scaled-down shapes
+    python benchmarks/kernels.py --device cuda --dtype bfloat16          # GPU, LLM-MLP shapes
+    python benchmarks/kernels.py --accuracy                              # max ULP vs the mpmath reference
+
+Shapes are tokens x d_ff; gated entries take a packed [tokens, 2 d_ff] input. The copy baseline moves
+the same number of bytes as the pass it is compared with (inputs read + outputs written; backward also
+reads the incoming gradient), so "fused/copy" is the distance from the bandwidth limit. "saved" is what
+autograd keeps between forward and backward (the issue's goal: no more than the inputs).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")  # large CPU allocations page-fault without it
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+
+import torch
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+import nonlin
+from nonlin.kernels import use
+from nonlin.ops import TORCH
+
+CPU_ENTRIES = ["relu", "gelu", "gelu_tanh", "silu", "mish", "snake", "softplus", "swiglu", "geglu", "geglu_tanh"]
+GPU_ENTRIES = ["swiglu", "geglu", "geglu_tanh", "gelu", "gelu_tanh", "mish", "silu", "relu", "snake"]
+LIGER = {"swiglu": ("liger_kernel.ops.swiglu", "LigerSiLUMulFunction"), "geglu_tanh": ("liger_kernel.ops.geglu", "LigerGELUMulFunction")}  # fmt: skip
+
+
+def sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def timeit(fn: Callable[[], object], device: torch.device, reps: int, warmup: int = 2) -> float:
+    """Median seconds per call."""
+    for _ in range(warmup):
+        fn()
+    sync(device)
+    times = []
+    for _ in range(reps):
+        if device.type == "cuda":
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end) / 1e3)
+        else:
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def saved_bytes(fn: Callable[[], torch.Tensor]) -> int:
+    """Bytes autograd saves for backward during fn() (distinct storages)."""
+    seen: dict[int, int] = {}
+
+    def pack(t: torch.Tensor):
+        s = t.untyped_storage()
+        seen[s.data_ptr()] = s.nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        fn()
+    return sum(seen.values())
+
+
+def peak_bytes(fn: Callable[[], object], device: torch.device) -> int | None:
+    if device.type != "cuda":
+        return None
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    base = torch.cuda.memory_allocated()
+    fn()
+    torch.cuda.synchronize()
+    return torch.cuda.max_memory_allocated() - base
+
+
+def copy_time(moved_bytes: int, device: torch.device, reps: int) -> float:
+    src = torch.ones(moved_bytes // 2, dtype=torch.uint8, device=device)
+    dst = torch.empty_like(src)
+    return timeit(lambda: dst.copy_(src), device, reps)
+
+
+def compiled_formula(spec, compute: torch.dtype):
+    """torch.compile of the eager formula (autograd through the forward body, not the declared derivative)."""
+    if spec.kind is nonlin.Kind.GATED:
+
+        def f(packed):
+            d = packed.shape[-1] // 2
+            g, v = packed[..., :d].to(compute), packed[..., d:].to(compute)
+            return spec.forward(TORCH, g, v, **spec.defaults()).to(packed.dtype)
+
+    else:
+
+        def f(x):
+            return spec.forward(TORCH, x.to(compute), **spec.defaults()).to(x.dtype)
+
+    return torch.compile(f)
+
+
+def liger_fn(name: str):
+    if name not in LIGER:
+        return None
+    try:
+        module = __import__(LIGER[name][0], fromlist=[LIGER[name][1]])
+    except ImportError:
+        return None
+    fn = getattr(module, LIGER[name][1])
+    return lambda g, v: fn.apply(g, v)
+
+
+def bench_entry(name: str, tokens: int, d_ff: int, dtype: torch.dtype, device: torch.device, reps: int, compute):
+    spec = nonlin.spec(name)
+    f = nonlin.functional.function(name)
+    gated = spec.kind is nonlin.Kind.GATED
+    gen = torch.Generator(device=device).manual_seed(0)
+    shape = (tokens, 2 * d_ff) if gated else (tokens, d_ff)
+    x = torch.randn(shape, generator=gen, device=device, dtype=torch.float32).to(dtype).requires_grad_(True)
+    go = torch.randn((tokens, d_ff), generator=gen, device=device, dtype=torch.float32).to(dtype)
+    es = x.element_size()
+    n_out = tokens * d_ff
+    fwd_bytes = x.numel() * es + n_out * es
+    bwd_bytes = x.numel() * es + n_out * es + x.numel() * es  # read inputs and go, write input grads
+    rows = {}
+
+    def run(label, fwd: Callable[[], torch.Tensor], inputs: tuple[torch.Tensor, ...]):
+        def both():
+            y = fwd()
+            torch.autograd.grad(y, inputs, go)
+
+        with torch.no_grad():
+            t_f = timeit(fwd, device, reps)
+        t_fb = timeit(both, device, reps)
+        rows[label] = {"fwd": t_f, "fwdbwd": t_fb, "saved": saved_bytes(fwd), "peak": peak_bytes(both, device)}
+
+    # Copy of the same bytes: a copy reads and writes, so it moves 2 * numel * itemsize.
+    rows["copy"] = {
+        "fwd": copy_time(fwd_bytes, device, reps),
+        "fwdbwd": copy_time(fwd_bytes + bwd_bytes, device, reps),
+        "saved": 0,
+        "peak": None,
+    }
+    with use("eager"):
+        run("eager", lambda: f(x), (x,))
+    comp = compiled_formula(spec, compute)
+    with use("eager"):
+        run("compile", lambda: comp(x), (x,))
+    with use("fused"):
+        run("fused", lambda: f(x), (x,))
+    lf = liger_fn(name) if device.type == "cuda" else None
+    if lf is not None:
+        g = x.detach()[:, :d_ff].contiguous().requires_grad_(True)
+        v = x.detach()[:, d_ff:].contiguous().requires_grad_(True)
+        run("liger", lambda: lf(g, v), (g, v))
+    rows["inputs"] = x.numel() * es
+    return rows
+
+
+def benchmark(args) -> int:
+    console = Console(width=250)
+    device = torch.device(args.device)
+    dtype = getattr(torch, args.dtype)
+    entries = args.entries or (GPU_ENTRIES if device.type == "cuda" else CPU_ENTRIES)
+    if entries == ["all"]:
+        entries = nonlin.names("pointwise") + nonlin.names("gated")
+    entries = [e for e in entries if not nonlin.spec(e).stochastic]
+    compute = torch.float64 if (dtype == torch.float32 and args.fp32_compute == "float64") else torch.float32
+    if dtype == torch.float64:
+        compute = torch.float64
+    threads = torch.get_num_threads()
+    console.print(
+        f"[bold]nonlin kernels[/] device={device} dtype={args.dtype} fp32_compute={args.fp32_compute} "
+        f"threads={threads} reps={args.reps} THP_MEM_ALLOC_ENABLE={os.environ.get('THP_MEM_ALLOC_ENABLE')}"
+    )
+    table = Table(title="median ms; ratios are time / fused time (copy: fused / copy)")
+    cols = ["entry", "shape", "pass", "copy", "eager", "compile", "fused", "liger", "fused/copy", "eager/fused",
+            "compile/fused", "liger/fused", "saved MB eager/compile/fused (inputs)", "peak MB eager/fused/liger"]  # fmt: skip
+    for c in cols:
+        table.add_column(c, justify="right" if c not in ("entry", "pass") else "left")
+    with use("auto", fp32_compute=args.fp32_compute), Progress(console=console, transient=True) as progress:
+        task = progress.add_task("benchmarking", total=len(entries))
+        for name in entries:
+            progress.update(task, description=f"{name} (first call compiles)")
+            gated = nonlin.spec(name).kind is nonlin.Kind.GATED
+            tokens, d_ff = (args.gated_tokens, args.gated_dff) if gated else (args.tokens, args.dff)
+            r = bench_entry(name, tokens, d_ff, dtype, device, args.reps, compute)
+            shape = f"{tokens}x{2 * d_ff if gated else d_ff}"
+            for key, label in (("fwd", "fwd"), ("fwdbwd", "fwd+bwd")):
+                ms = {k: v[key] * 1e3 for k, v in r.items() if isinstance(v, dict)}
+                fused = ms["fused"]
+                mb = {k: v["saved"] / 2**20 for k, v in r.items() if isinstance(v, dict)}
+                pk = {k: (v["peak"] or 0) / 2**20 for k, v in r.items() if isinstance(v, dict)}
+                table.add_row(
+                    name if key == "fwd" else "",
+                    shape if key == "fwd" else "",
+                    label,
+                    f"{ms['copy']:.2f}",
+                    f"{ms['eager']:.2f}",
+                    f"{ms['compile']:.2f}",
+                    f"{fused:.2f}",
+                    f"{ms['liger']:.2f}" if "liger" in ms else "-",
+                    f"{fused / ms['copy']:.2f}",
+                    f"{ms['eager'] / fused:.2f}",
+                    f"{ms['compile'] / fused:.2f}",
+                    f"{ms['liger'] / fused:.2f}" if "liger" in ms else "-",
+                    f"{mb['eager']:.0f}/{mb['compile']:.0f}/{mb['fused']:.0f} ({r['inputs'] / 2**20:.0f})"
+                    if key == "fwd"
+                    else "",
+                    f"{pk['eager']:.0f}/{pk['fused']:.0f}/{pk.get('liger', 0):.0f}"
+                    if key == "fwdbwd" and device.type == "cuda"
+                    else "",
+                )
+            progress.advance(task)
+    console.print(table)
+    return 0
+
+
+def accuracy(args) -> int:
+    """Max ULP error of the Triton kernels vs the mpmath reference on the test grid, per dtype, for both
+    internal precisions of float32 inputs (CPU: under the interpreter)."""
+    if args.device == "cpu":
+        os.environ["TRITON_INTERPRET"] = "1"
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "kernels"))
+    from kernel_helpers import grid, ref_gated, ref_pointwise, ulp_error
+
+    console = Console(width=250)
+    device = torch.device(args.device)
+    entries = args.entries or nonlin.names("pointwise") + nonlin.names("gated")
+    table = Table(title="max ULP vs mpmath reference (forward / backward), 101-point grid in [-28, 28]")
+    table.add_column("entry")
+    configs = [("float32", "float64"), ("float32", "float32"), ("bfloat16", "float64"), ("float16", "float64")]
+    for dt, fc in configs:
+        table.add_column(f"{dt}" + (" (fp32 math)" if dt == "float32" and fc == "float32" else ""))
+    backend = "triton"
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("accuracy", total=len(entries))
+        for name in entries:
+            s = nonlin.spec(name)
+            if s.stochastic:
+                progress.advance(task)
+                continue
+            cells = []
+            for dt, fc in configs:
+                dtype = getattr(torch, dt)
+                with use("fused", backend=backend, fp32_compute=fc):
+                    if s.kind is nonlin.Kind.GATED:
+                        g = grid(dtype).reshape(1, -1)
+                        v = torch.linspace(-3, 3, g.numel(), dtype=torch.float64).to(dtype).reshape(1, -1)
+                        c = torch.full((1, 1), 0.7, dtype=dtype) if s.extra_inputs else None
+                        packed = torch.cat([g, v], -1).to(device).requires_grad_(True)
+                        kw = {"c": c.to(device)} if c is not None else {}
+                        y = nonlin.functional.function(name)(packed, **kw)
+                        (dp,) = torch.autograd.grad(y, packed, torch.ones_like(y))
+                        yr, dgr, dvr = ref_gated(name, g, v, c)
+                        ef = ulp_error(y.cpu(), yr).max()
+                        d = g.shape[-1]
+                        eb = max(ulp_error(dp[:, :d].cpu(), dgr).max(), ulp_error(dp[:, d:].cpu(), dvr).max())
+                    else:
+                        x = grid(dtype).to(device).requires_grad_(True)
+                        y = nonlin.functional.function(name)(x)
+                        (gx,) = torch.autograd.grad(y, x, torch.ones_like(y))
+                        ef = ulp_error(y.cpu(), ref_pointwise(name, x.detach().cpu())).max()
+                        eb = ulp_error(gx.cpu(), ref_pointwise(name, x.detach().cpu(), derivative=True)).max()
+                cells.append(f"{ef:.2f} / {eb:.2f}")
+            table.add_row(name, *cells)
+            progress.advance(task)
+    console.print(table)
+    return 0
+
+
+def parse(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16", "float64"])
+    p.add_argument("--entries", nargs="*", help="catalog names, or 'all' (default: a representative set)")
+    p.add_argument("--tokens", type=int, default=None, help="rows of pointwise inputs")
+    p.add_argument("--dff", type=int, default=None, help="columns of pointwise inputs")
+    p.add_argument("--gated-tokens", type=int, default=None)
+    p.add_argument("--gated-dff", type=int, default=None, help="d_ff of gated entries (input is 2 d_ff wide)")
+    p.add_argument("--reps", type=int, default=None)
+    p.add_argument("--fp32-compute", default="float64", choices=["float64", "float32"])
+    p.add_argument("--accuracy", action="store_true", help="ULP table instead of timings")
+    args = p.parse_args(argv)
+    gpu = args.device == "cuda"
+    args.dtype = args.dtype or ("bfloat16" if gpu else "float32")
+    args.tokens = args.tokens or (8192 if gpu else 1024)
+    args.dff = args.dff or (8192 if gpu else 4096)
+    args.gated_tokens = args.gated_tokens or (16384 if gpu else 1024)
+    args.gated_dff = args.gated_dff or (14336 if gpu else 4096)
+    args.reps = args.reps or (20 if gpu else 5)
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse(argv)
+    return accuracy(args) if args.accuracy else benchmark(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
