@@ -87,3 +87,18 @@ def test_half_parameter_gradients_are_reduced_in_float32():
     bd = torch.tensor(1.3, dtype=torch.bfloat16).double().requires_grad_(True)
     (want,) = torch.autograd.grad((xd * torch.sigmoid(bd * xd)).sum(), bd)
     assert abs(got.double() - want) <= 2 * abs(want) * 2**-8  # one bf16 rounding of the sum, no accumulation
+
+
+@pytest.mark.parametrize("name", ["gelu", "swish", "swiglu"])
+def test_double_backward_equals_eager(name):
+    """create_graph=True: the fused op's backward runs the eager formulas, so second derivatives (and the
+    first derivative itself) equal the eager path's."""
+    f = F.function(name)
+    x, extra, params = _inputs(name, torch.float64, rows=2, d=5)
+    out = []
+    for mode in ("fused", "eager"):
+        with use(mode, backend="python"):
+            (g1,) = torch.autograd.grad(f(x, **extra, **params).sum(), x, create_graph=True)
+            (g2,) = torch.autograd.grad(g1.square().sum(), x)
+        out.append((g1, g2))
+    assert torch.equal(out[0][0], out[1][0]) and torch.equal(out[0][1], out[1][1])

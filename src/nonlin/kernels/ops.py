@@ -127,9 +127,29 @@ def _pw_setup(ctx, inputs, output):
     ctx.n_extras, ctx.meta = len(extras), meta
 
 
+def _eager_grads(name: str, mode: str, fnames, fvals, tnames, mains, extras, tparams, go):
+    """Gradients through the eager path, differentiable: for double backward (create_graph=True), which
+    the fused backward does not support, so the result equals the eager path's to the last bit."""
+    from nonlin.autograd import _SpecFunction
+
+    s = get_spec(name)
+    body, deriv = (s.eval_forward, s.eval_derivative) if mode == "eval" else (s.forward, s.derivative)
+    floats = dict(zip(_names(fnames), fvals, strict=True))
+    tn = tuple(_names(tnames))
+    y = _SpecFunction.apply(s, body, deriv, len(mains), floats, tn, *mains, *extras, *tparams)
+    leaves = [*mains, *extras, *tparams]
+    want = [t for t in leaves if t.requires_grad]
+    got = iter(torch.autograd.grad(y, want, go, create_graph=True, allow_unused=True))
+    return [next(got) if t.requires_grad else None for t in leaves]
+
+
 def _pw_backward(ctx, go):
     saved = ctx.saved_tensors
     x, extras, tparams = saved[0], list(saved[1 : 1 + ctx.n_extras]), list(saved[1 + ctx.n_extras :])
+    if torch.is_grad_enabled():  # create_graph=True: double backward through the eager formulas
+        name, mode, fnames, fvals, tnames = ctx.meta
+        grads = _eager_grads(name, mode, fnames, fvals, tnames, [x], extras, tparams, go)
+        return grads[0], [None] * len(extras), grads[1 + len(extras) :], None, None, None, _no_grad(fvals), None
     grads = torch.ops.nonlin.pointwise_backward(go, x, extras, tparams, *ctx.meta)
     gx, pg = grads[0], list(grads[1:])
     return gx, [None] * len(extras), pg, None, None, None, _no_grad(ctx.meta[3]), None
@@ -204,6 +224,17 @@ def _g_backward(ctx, go):
     saved = ctx.saved_tensors
     ng, ne = ctx.n
     gv, extras, tparams = list(saved[:ng]), list(saved[ng : ng + ne]), list(saved[ng + ne :])
+    if torch.is_grad_enabled():  # create_graph=True: double backward through the eager formulas
+        name, fnames, fvals, tnames = ctx.meta
+        mains, packed = _mains(gv)
+        grads = _eager_grads(name, "plain", fnames, fvals, tnames, mains, extras, tparams, go)
+        if packed is not None:
+            zero = torch.zeros_like
+            dg, dv = (g if g is not None else zero(m) for g, m in zip(grads[:2], mains, strict=True))
+            main_grads = [torch.cat([dg, dv], dim=-1)]
+        else:
+            main_grads = grads[:2]
+        return main_grads, grads[2 : 2 + ne], grads[2 + ne :], None, None, _no_grad(fvals), None
     grads = torch.ops.nonlin.gated_backward(go, gv, extras, tparams, *ctx.meta)
     dext = list(grads[ng : ng + ne]) + [None] * (ne - len(grads[ng : ng + ne]) if ne else 0)
     return list(grads[:ng]), dext[:ne], list(grads[ng + ne :]), None, None, _no_grad(ctx.meta[2]), None
