@@ -86,6 +86,21 @@ def test_regions_on_a_plane_of_three_lines():
     assert r.regions == 7 and len(r.region_map) == 64
 
 
+def test_region_results_write_json_and_plots(tmp_path):
+    x = torch.zeros(1, dtype=torch.float64)
+    seg = probe.linear_regions(tent_net(), x - 0.5, x + 1.0, steps=64)
+    assert seg.to_json(tmp_path / "s.json").exists() and seg.plot(tmp_path / "s.png").exists()
+    o = torch.zeros(2, dtype=torch.float64)
+    plane = probe.linear_regions_plane(
+        probe.examples.relu_mlp(width=8, depth=2)[0].double(),
+        o,
+        o + 1,
+        torch.tensor([1.0, -1.0], dtype=torch.float64),
+        resolution=16,
+    )
+    assert plane.regions >= 1 and plane.plot(tmp_path / "p.png").exists()
+
+
 def test_regions_errors():
     x = torch.zeros(1, dtype=torch.float64)
     with pytest.raises(ValueError, match="piecewise nonlinearities"):

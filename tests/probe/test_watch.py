@@ -160,7 +160,7 @@ def test_train_and_eval_are_kept_apart():
     assert modes["train"]["entries"] == 8 and modes["eval"]["entries"] == 4
 
 
-def test_table_json_and_plot(tmp_path):
+def test_table_and_json(tmp_path):
     model, x = probe.examples.tiny_transformer(batch=2, seq=8)
     with probe.watch(model) as w:
         model(x)
@@ -170,8 +170,7 @@ def test_table_json_and_plot(tmp_path):
     data = json.loads(w.to_json(tmp_path / "w.json").read_text())
     assert data["environment"]["torch"] == torch.__version__
     assert [r["layer"] for r in data["layers"]] == ["blocks.0.act", "blocks.1.act"]
-    assert len(data["series"]["blocks.0.act [eval]"]) == 2
-    assert w.plot(tmp_path / "w.png").stat().st_size > 10_000
+    assert len(data["series"]["blocks.0.act [eval]"]) == 2  # (the plot is drawn in tests/probe/test_cli.py)
 
 
 def test_unit_dim_for_channels():

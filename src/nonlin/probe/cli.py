@@ -98,7 +98,8 @@ def handler(args: argparse.Namespace) -> int:
     table = w.table()
     console.print(table, soft_wrap=True, highlight=False)
     texts.append("watch\n" + table)
-    paths = [w.to_json(out / "probe.json"), w.plot(out / "probe.png")]
+    plots = not args.no_plot
+    paths = [w.to_json(out / "probe.json"), *([w.plot(out / "probe.png")] if plots else [])]
     try:
         att = attention(model, inputs)
     except ValueError as err:
@@ -106,12 +107,12 @@ def handler(args: argparse.Namespace) -> int:
     else:
         console.print(att.table(), soft_wrap=True, highlight=False)
         texts.append("attention\n" + att.table())
-        paths += [att.to_json(out / "attention.json"), att.plot(out / "attention.png")]
+        paths += [att.to_json(out / "attention.json"), *([att.plot(out / "attention.png")] if plots else [])]
     if args.rank:
         rk = hidden_rank(model, inputs)
         console.print(rk.table(), soft_wrap=True, highlight=False)
         texts.append("hidden rank\n" + rk.table())
-        paths += [rk.to_json(out / "rank.json"), rk.plot(out / "rank.png")]
+        paths += [rk.to_json(out / "rank.json"), *([rk.plot(out / "rank.png")] if plots else [])]
     (out / "probe.txt").write_text("\n\n".join(texts) + "\n")
     paths.insert(0, out / "probe.txt")
     for p in paths:
@@ -135,6 +136,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--measure", choices=("output", "input"), default="output")
     p.add_argument("--swap", nargs="*", default=[], help="replace nonlinearities first, e.g. gelu=relu")
     p.add_argument("--rank", action="store_true", help="also the rank of hidden activations")
+    p.add_argument("--no-plot", action="store_true", help="tables and JSON only, no PNG")
     p.add_argument("--input-shape", default="", help="inputs for factories returning only a model, e.g. 8,16")
     p.add_argument("--input-dtype", choices=("float", "long"), default="float")
     p.add_argument("--vocab", type=int, default=256, help="token range for --input-dtype long")
