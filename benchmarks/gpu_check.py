@@ -20,7 +20,12 @@ import os
 import sys
 import time
 
-os.environ.pop("TRITON_INTERPRET", None)
+# --dry-run: the same checks on CPU under Triton's interpreter (to test this script without a GPU).
+DRY = "--dry-run" in sys.argv
+if DRY:
+    os.environ["TRITON_INTERPRET"] = "1"
+else:
+    os.environ.pop("TRITON_INTERPRET", None)
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "kernels"))
 sys.path.insert(0, HERE)
@@ -30,17 +35,20 @@ from kernel_helpers import GOAL, grid, ref_gated, ref_pointwise, ulp_error  # no
 from rich.console import Console  # noqa: E402
 
 import nonlin  # noqa: E402
+from nonlin.autograd import compute_dtype  # noqa: E402
 from nonlin.kernels import use  # noqa: E402
 
 console = Console(width=200)
+DEVICE = torch.device("cpu" if DRY else "cuda")
+BACKEND = {"backend": "triton"} if DRY else {}
 HALF_SAMPLE = {"relu", "gelu", "mish", "swish", "rational", "snake", "softsign", "erf", "golu", "xatlu"}
 
 
 def check_entry(name: str, dtype: torch.dtype, fp32_compute: str = "float64") -> tuple[float, float]:
     s = nonlin.spec(name)
     f = nonlin.functional.function(name)
-    dev = torch.device("cuda")
-    with use("fused", fp32_compute=fp32_compute):
+    dev = DEVICE
+    with use("fused", fp32_compute=fp32_compute, **BACKEND):
         if s.kind is nonlin.Kind.GATED:
             rows, d = 3, 33
             g = grid(dtype, rows * d).reshape(rows, d)
@@ -69,8 +77,8 @@ def check_entry(name: str, dtype: torch.dtype, fp32_compute: str = "float64") ->
             if s.stochastic:
                 gen = torch.Generator(device=dev).manual_seed(2)
                 kw = {"training": True, "generator": gen}
-                u = torch.rand(x.shape, generator=torch.Generator(device=dev).manual_seed(2), device=dev,
-                               dtype=torch.float32 if dtype != torch.float32 else torch.float64).cpu()  # fmt: skip
+                g2 = torch.Generator(device=dev).manual_seed(2)
+                u = torch.rand(x.shape, generator=g2, device=dev, dtype=compute_dtype(dtype)).cpu()
             xd = x.to(dev).requires_grad_(True)
             go = torch.randn(x.shape, generator=torch.Generator().manual_seed(1)).to(dtype)
             y = f(xd, **kw)
@@ -84,7 +92,7 @@ def check_params(name: str) -> float:
     """Max relative difference of fused vs eager gradients (inputs and learnable parameters), float64."""
     s = nonlin.spec(name)
     f = nonlin.functional.function(name)
-    dev = torch.device("cuda")
+    dev = DEVICE
     gen = torch.Generator(device=dev).manual_seed(11)
     shape = (64, 2 * 96) if s.kind is nonlin.Kind.GATED else (64, 97)
     x = (torch.randn(shape, generator=gen, device=dev, dtype=torch.float64) * 2).requires_grad_(True)
@@ -95,7 +103,7 @@ def check_params(name: str) -> float:
     leaves = [x, *kw.values()]
     out = []
     for mode in ("fused", "eager"):
-        with use(mode):
+        with use(mode, **BACKEND):
             y = f(x, **kw)
             out.append(torch.autograd.grad(y.square().sum(), leaves))
     return max(float(((a - b).abs() / b.abs().clamp_min(1e-300)).max()) for a, b in zip(*out, strict=True))
@@ -105,14 +113,19 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true")
     p.add_argument("--skip-benchmark", action="store_true")
+    p.add_argument("--dry-run", action="store_true", help="CPU, Triton interpreter, no benchmark")
+    p.add_argument("--entries", nargs="*", help="check only these entries")
     args = p.parse_args(argv)
-    if not torch.cuda.is_available():
+    if args.dry_run:
+        args.skip_benchmark = True
+    elif not torch.cuda.is_available():
         console.print("[red]no CUDA device[/]")
         return 2
     import triton
 
-    console.print(f"{torch.cuda.get_device_name()} torch {torch.__version__} triton {triton.__version__}")
-    entries = [n for n in nonlin.names("pointwise") + nonlin.names("gated")]
+    where = "CPU (interpreter, dry run)" if DRY else torch.cuda.get_device_name()
+    console.print(f"{where} torch {torch.__version__} triton {triton.__version__}")
+    entries = args.entries or nonlin.names("pointwise") + nonlin.names("gated")
     failures = []
     t0 = time.time()
     for name in entries:
