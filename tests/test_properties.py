@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import nonlin
+from nonlin.report import formula_svg
 
 POINTWISE = nonlin.names("pointwise")
 X = np.unique(np.concatenate([-np.logspace(-6, 6, 400), [0.0], np.logspace(-6, 6, 400), np.linspace(-12, 12, 2401)]))
@@ -80,5 +81,6 @@ def test_learnable_and_stochastic_flags_match_the_params(name):
 def test_every_entry_is_documented(name):
     s = nonlin.spec(name)
     assert s.formula and s.summary and s.family
+    assert formula_svg(s.formula).startswith("<svg"), "the formula typesets (compare report)"
     if not s.confirmed:
         assert s.source, "an unconfirmed entry says what could not be confirmed"

@@ -10,11 +10,15 @@ from __future__ import annotations
 import base64
 import html
 import importlib
+import io
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from matplotlib import mathtext
 
 from nonlin.plotting import plot
 from nonlin.registry import spec
@@ -90,6 +94,25 @@ def build(names: Sequence[str], out: str | Path, options: dict[str, Any] | None 
     return {"png": png, "html": out / "compare.html", "json": out / "compare.json"}
 
 
+def to_mathtext(tex: str) -> str:
+    """The catalog's LaTeX in the subset matplotlib's mathtext parses (no \\text, \\operatorname, \\left)."""
+    t = tex.replace(r"\!", "").replace(r"\,", r"\ ").replace(r"\left", "").replace(r"\right", "")
+    t = re.sub(r"\\operatorname\{(\w+)\}", r"\\mathrm{\1}", t)
+    t = re.sub(r"\\text\{([^}]*)\}", lambda m: r"\mathrm{" + m.group(1).replace(" ", r"\ ") + "}", t)
+    return t.replace(r"\mathbb{1}", r"\mathbf{1}")
+
+
+def formula_svg(tex: str) -> str:
+    """The formula typeset as inline SVG (self-contained); the LaTeX source as code when it cannot be parsed."""
+    buf = io.BytesIO()
+    try:
+        mathtext.math_to_image(f"${to_mathtext(tex)}$", buf, dpi=90, format="svg")
+    except Exception:  # pyparsing's ParseException is not a ValueError; any failure falls back to the source
+        return f"<code>{html.escape(tex)}</code>"
+    svg = buf.getvalue().decode()
+    return svg[svg.index("<svg") :]
+
+
 def _img(path: Path) -> str:
     data = base64.b64encode(path.read_bytes()).decode()
     return f'<img alt="{html.escape(path.name)}" src="data:image/png;base64,{data}">'
@@ -115,9 +138,7 @@ def _html(names: Sequence[str], sections: Sequence[Section], png: Path) -> str:
             for c in s.columns:
                 v = str(row.get(c, "-"))
                 cls = " class='no'" if v == "NO" else ""
-                cells.append(
-                    f"<td{cls}>{'<code>' + html.escape(v) + '</code>' if c == 'formula' else html.escape(v)}</td>"
-                )
+                cells.append(f"<td{cls}>{formula_svg(v) if c == 'formula' else html.escape(v)}</td>")
             parts.append(f"<tr><th>{html.escape(name)}</th>{''.join(cells)}</tr>")
         parts.append("</table>")
         parts.extend(_img(p) for p in s.images)

@@ -293,7 +293,7 @@ SPECS = [
     pointwise(
         name="hard_mish",
         family="rectifiers",
-        formula=r"\tfrac12 x \min(\max(x + 2, 0), 2)",
+        formula=r"\frac{1}{2} x \min(\max(x + 2, 0), 2)",
         summary="Piecewise-quadratic approximation of mish (timm).",
         forward=lambda m, x: m.gated(x, 0.5 * m.clamp(x + 2.0, 0.0, 2.0)),
         derivative=lambda m, x: m.where(x < -2, m.zeros_like(x), m.where(x > 0, m.ones_like(x), x + 1.0)),

@@ -164,7 +164,7 @@ SPECS = [
     pointwise(
         name="gelu_tanh",
         family="smooth",
-        formula=r"\tfrac12 x\left(1 + \tanh\!\left(\sqrt{2/\pi}\,(x + 0.044715 x^3)\right)\right)",
+        formula=r"\frac{1}{2} x\left(1 + \tanh\!\left(\sqrt{2/\pi}\,(x + 0.044715 x^3)\right)\right)",
         summary="The tanh approximation of GELU (GPT-2, BERT).",
         forward=_gelu_tanh,
         derivative=_gelu_tanh_grad,
@@ -312,7 +312,7 @@ SPECS = [
     pointwise(
         name="xatlu",
         family="smooth",
-        formula=r"x\left[(1+2\alpha)(\arctan(x)/\pi + \tfrac12) - \alpha\right]",
+        formula=r"x\left[(1+2\alpha)(\arctan(x)/\pi + \frac{1}{2}) - \alpha\right]",
         summary="Arctan-gated linear unit with an expanded gating range (alpha learnable).",
         forward=lambda m, x, alpha: (1.0 + 2.0 * alpha) * _x_atan_gate(m, x) - m.gated(x, alpha),
         derivative=lambda m, x, alpha: (1.0 + 2.0 * alpha) * _x_atan_gate_grad(m, x) - alpha,
@@ -325,7 +325,7 @@ SPECS = [
     pointwise(
         name="smelu",
         family="smooth",
-        formula=r"0 \ (x \le -\beta);\ \frac{(x+\beta)^2}{4\beta}\ (|x| \le \beta);\ x\ (x \ge \beta)",
+        formula=r"0 \ (x \leq -\beta);\ \frac{(x+\beta)^2}{4\beta}\ (|x| \leq \beta);\ x\ (x \geq \beta)",
         summary="Smooth ReLU: a quadratic bridge of half-width beta.",
         forward=lambda m, x, beta: m.where(
             x <= -beta, m.zeros_like(x), m.where(x >= beta, x, m.square(x + beta) / (4.0 * beta))
@@ -393,7 +393,7 @@ SPECS = [
     pointwise(
         name="softplus",
         family="smooth",
-        formula=r"\tfrac1\beta \log(1 + e^{\beta x})",
+        formula=r"\frac{1}{\beta} \log(1 + e^{\beta x})",
         summary="Smooth ReLU; computed without overflow and without torch's threshold cut-off.",
         forward=lambda m, x, beta: m.softplus(beta * x) / beta,
         derivative=lambda m, x, beta: m.sigmoid(beta * x),

@@ -50,7 +50,7 @@ SPECS = [
     pointwise(
         name="rrelu",
         family="stochastic",
-        formula=r"x \text{ if } x \ge 0 \text{ else } a x,\ a \sim U(l, u) \text{ (train)},\ a = (l+u)/2 \text{ (eval)}",
+        formula=r"x \text{ if } x \geq 0 \text{ else } a x,\ a \sim U(l, u) \text{ (train)},\ a = (l+u)/2 \text{ (eval)}",
         summary="Randomised leaky ReLU.",
         forward=lambda m, x, u, lower, upper: _leaky(m, x, lower + (upper - lower) * u),
         derivative=lambda m, x, u, lower, upper: _leaky_grad(m, x, lower + (upper - lower) * u),
@@ -107,7 +107,7 @@ SPECS = [
     pointwise(
         name="sign",
         family="stochastic",
-        formula=r"\operatorname{sign}(x);\ \partial = \mathbb{1}[|x| \le 1]",
+        formula=r"\operatorname{sign}(x);\ \partial = \mathbb{1}[|x| \leq 1]",
         summary="Sign with the saturating straight-through gradient (BinaryNet).",
         forward=lambda m, x: m.sign(x),
         derivative=lambda m, x: m.indicator(m.abs(x) <= 1, x),
