@@ -23,8 +23,9 @@ else:  # resolved to the CUDA or HIP library when the kernel is compiled
     from triton.language.extra import libdevice
 
 INTERPRETED = libdevice.__name__.endswith("_interp_libdevice")
-SQRT1_2 = 1.0 / math.sqrt(2.0)
-INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+# Globals read inside @triton.jit functions must be constexpr (the GPU compiler rejects plain floats).
+SQRT1_2 = tl.constexpr(1.0 / math.sqrt(2.0))
+INV_SQRT_2PI = tl.constexpr(1.0 / math.sqrt(2.0 * math.pi))
 PI = math.pi
 
 # --- elementary ---
