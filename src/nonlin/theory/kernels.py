@@ -1,0 +1,302 @@
+"""NNGP and NTK of deep fully connected networks for any catalog entry.
+
+Network (neural-tangents' conventions): `depth` hidden layers, each Dense then phi, then a Dense readout.
+Dense: W ~ N(0, sigma_w^2 / fan_in), b ~ N(0, sigma_b^2). Kernels of the readout pre-activation:
+    K_0(x, x') = sigma_w^2 x.x' / d + sigma_b^2,       Theta_0 = K_0
+    K_{l+1}    = sigma_w^2 E[phi(u) phi(u')] + sigma_b^2,    (u, u') ~ N(0, K_l restricted to x, x')
+    Theta_{l+1} = K_{l+1} + sigma_w^2 E[phi'(u) phi'(u')] Theta_l
+and the result after `depth` such steps. The NNGP is the same in neural-tangents' "standard" and "ntk"
+parametrizations; the NTK recursion above is the width-independent one (neural-tangents' "ntk"
+parametrization), which is the infinite-width limit the standard parametrization reaches with learning
+rates scaled by 1/width.
+
+Speed: the 2-D expectation depends on (q_i, q_j, c_ij). Per layer, theory tabulates it on Chebyshev
+points of the angle theta = arccos c (where kinked units are analytic, unlike in c) for each pair of
+distinct variances, and interpolates (barycentric); with many distinct variances, also on Chebyshev
+points of log q. Diagonals use exact 1-D quadrature.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from nonlin.theory.models import GatedModel, PointwiseModel, model
+from nonlin.theory.quadrature import DTYPE
+from nonlin.theory.units import check_sigmas
+
+Model = PointwiseModel | GatedModel
+TABLE_TOL = 1e-13  # relative accuracy the theta tables are refined to (nested Chebyshev-Lobatto doubling)
+MAX_THETA_NODES = 257
+EXACT_GROUPS = 4  # up to this many distinct variances: one theta table per pair of them
+LOGQ_NODES = 9  # Chebyshev points in log q otherwise
+
+
+def _lobatto(n: int, lo: float, hi: float) -> tuple[torch.Tensor, torch.Tensor]:
+    k = torch.arange(n, dtype=DTYPE)
+    x = 0.5 * (lo + hi) - 0.5 * (hi - lo) * torch.cos(math.pi * k / (n - 1))
+    w = torch.where(k % 2 == 0, 1.0, -1.0).to(DTYPE)
+    w[0] *= 0.5
+    w[-1] *= 0.5
+    return x, w
+
+
+def _bary_matrix(x: torch.Tensor, nodes: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
+    """[len(x), len(nodes)] matrix B with B @ values = the barycentric interpolant at x (exact at nodes)."""
+    d = x[:, None] - nodes[None, :]
+    hit = d == 0
+    d = torch.where(hit, torch.ones_like(d), d)
+    r = weights[None, :] / d
+    r = r / r.sum(dim=1, keepdim=True)
+    exact = hit.any(dim=1)
+    if bool(exact.any()):
+        r[exact] = hit[exact].to(DTYPE)
+    return r
+
+
+def _as_inputs(X: Any) -> tuple[torch.Tensor, bool]:
+    if isinstance(X, np.ndarray):
+        t, is_np = torch.from_numpy(np.asarray(X, dtype=np.float64)), True
+    elif isinstance(X, torch.Tensor):
+        t, is_np = X.detach().to(torch.float64).cpu(), False
+    else:
+        raise TypeError(f"X must be a torch tensor or numpy array of shape [n, d], got {type(X).__name__}")
+    if t.dim() != 2:
+        raise ValueError(f"X must be 2-D [n_inputs, n_features]; got shape {tuple(t.shape)}")
+    if t.shape[0] == 0 or t.shape[1] == 0:
+        raise ValueError(f"X must have at least one input and one feature; got shape {tuple(t.shape)}")
+    if not bool(torch.isfinite(t).all()):
+        raise ValueError("X must be finite; it contains NaN or infinity")
+    return t, is_np
+
+
+@dataclass
+class Kernels:
+    nngp: torch.Tensor  # [n, n]
+    ntk: torch.Tensor | None  # [n, n]
+    notes: tuple[str, ...]
+
+
+def _theta(K: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
+    norm = torch.sqrt(q[:, None] * q[None, :])
+    c = torch.where(norm > 0, K / torch.where(norm > 0, norm, torch.ones_like(norm)), torch.zeros_like(K))
+    return torch.arccos(c.clamp(-1.0, 1.0))
+
+
+def _theta_table(
+    m: Model, qa: torch.Tensor, qb: torch.Tensor, grad: bool, tol: float, max_nodes: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Tables of the cross moments at P variance pairs (qa[p], qb[p]) on Chebyshev-Lobatto points in theta.
+
+    Nested doubling (17, 33, 65, ... points: each set contains the previous one): stop when the coarser
+    interpolant predicts the new points to `tol` relative to the largest value. Returns (nodes, weights,
+    values [K, P, N]).
+    """
+    n = 17
+    nodes, weights = _lobatto(n, 0.0, math.pi)
+    P = qa.shape[0]
+
+    def cross(thetas: torch.Tensor) -> torch.Tensor:
+        T = thetas.shape[0]
+        vals = m.cross(qa.repeat_interleave(T), qb.repeat_interleave(T), thetas.repeat(P), grad=grad)
+        return vals.reshape(vals.shape[0], P, T)
+
+    values = cross(nodes)
+    while 2 * n - 1 <= max_nodes:
+        n2 = 2 * n - 1
+        nodes2, weights2 = _lobatto(n2, 0.0, math.pi)
+        new = nodes2[1::2]
+        new_vals = cross(new)
+        pred = torch.einsum("tn,kpn->kpt", _bary_matrix(new, nodes, weights), values)
+        scale = torch.maximum(values.abs().amax(dim=2, keepdim=True), new_vals.abs().amax(dim=2, keepdim=True))
+        err = float(((pred - new_vals).abs() / scale.clamp_min(1e-300)).max())
+        merged = torch.empty(values.shape[0], P, n2, dtype=DTYPE)
+        merged[..., 0::2], merged[..., 1::2] = values, new_vals
+        nodes, weights, values, n = nodes2, weights2, merged, n2
+        if err <= tol:
+            break
+    return nodes, weights, values
+
+
+def _groups(q: torch.Tensor, rtol: float = 1e-13) -> tuple[torch.Tensor, torch.Tensor]:
+    """Representative variances and each input's group: values equal to rtol share one (rounding noise)."""
+    order = torch.argsort(q)
+    sq = q[order]
+    start = torch.ones_like(sq, dtype=torch.bool)
+    start[1:] = (sq[1:] - sq[:-1]) > rtol * sq[1:].abs()
+    gid_sorted = torch.cumsum(start.to(torch.int64), 0) - 1
+    reps = sq[start]
+    inv = torch.empty_like(gid_sorted)
+    inv[order] = gid_sorted
+    return reps, inv
+
+
+def _layer_cross(
+    m: Model, q: torch.Tensor, theta: torch.Tensor, grad: bool, tol: float, exact_groups: int, logq_nodes: int
+) -> torch.Tensor:
+    """[K, n, n] of E[phi(u_i) phi(u_j)] (and E[phi' phi']) for all pairs, by tabulation and interpolation."""
+    n = q.shape[0]
+    n_k = 2 if grad else 1
+    out = torch.empty(n_k, n, n, dtype=DTYPE)
+    reps, inv = _groups(q)
+    G = reps.shape[0]
+    if exact_groups >= G:
+        ia_, ib_ = torch.triu_indices(G, G)
+        qe = reps.clamp_min(1e-300)
+        tn, tw, tab = _theta_table(m, qe[ia_], qe[ib_], grad, tol, MAX_THETA_NODES)  # [K, P, Nt]
+        members = [torch.nonzero(inv == g).reshape(-1) for g in range(G)]
+        for p in range(ia_.shape[0]):
+            a, b = int(ia_[p]), int(ib_[p])
+            ia, ib = members[a], members[b]
+            Bm = _bary_matrix(theta[ia][:, ib].reshape(-1), tn, tw)  # [pairs, Nt]
+            vals = (Bm @ tab[:, p, :].T).T.reshape(n_k, ia.shape[0], ib.shape[0])
+            out[:, ia[:, None], ib[None, :]] = vals
+            out[:, ib[:, None], ia[None, :]] = vals.transpose(1, 2)
+        return out
+    # Many distinct variances: tabulate the normalised moments E[f(u1) f(u2)] / sqrt(E[f(u1)^2] E[f(u2)^2])
+    # (correlations, bounded and slowly varying in q; exactly q-independent for homogeneous units) on
+    # Chebyshev points of log q, and restore the scale per input from exact 1-D moments.
+    s = torch.log(q.clamp_min(1e-300))
+    sn, sw = _lobatto(logq_nodes, float(s.min()), float(s.max()))
+    qn = torch.exp(sn)
+    ia_, ib_ = torch.triu_indices(logq_nodes, logq_nodes)
+    tn, tw, tab = _theta_table(m, qn[ia_], qn[ib_], grad, tol, MAX_THETA_NODES)
+    node_scale = _scales(m, qn, grad)  # [K, Nq]
+    norm = torch.sqrt(node_scale[:, ia_] * node_scale[:, ib_])
+    tab = torch.where(norm[..., None] > 0, tab / norm.clamp_min(1e-300)[..., None], torch.zeros_like(tab))
+    full = torch.empty(n_k, logq_nodes, logq_nodes, tn.shape[0], dtype=DTYPE)
+    full[:, ia_, ib_] = tab
+    full[:, ib_, ia_] = tab
+    Bq = _bary_matrix(s, sn, sw)  # [n, Nq]
+    in_scale = torch.sqrt(_scales(m, q.clamp_min(1e-300), grad))  # [K, n]
+    # Contract the q-axes first per input, then theta per pair (chunks of rows keep memory bounded).
+    left = torch.einsum("ia,kabt->kibt", Bq, full)  # [K, n, Nq, Nt]
+    rows = max(1, 2_000_000 // max(n * tn.shape[0], 1))
+    for lo in range(0, n, rows):
+        sl = slice(lo, lo + rows)
+        mid = torch.einsum("jb,kibt->kijt", Bq, left[:, sl])  # [K, r, n, Nt]
+        Bt = _bary_matrix(theta[sl].reshape(-1), tn, tw).reshape(-1, n, tn.shape[0])  # [r, n, Nt]
+        out[:, sl] = (mid * Bt[None]).sum(-1) * in_scale[:, sl, None] * in_scale[:, None, :]
+    return out
+
+
+def _scales(m: Model, q: torch.Tensor, grad: bool) -> torch.Tensor:
+    """[K, len(q)]: E[f(u)^2] (and E[f'(u)^2]) at each variance."""
+    rows = [m.m2(q)] + ([m.g2(q)] if grad else [])
+    return torch.stack(rows)
+
+
+def _kernels(
+    name: str,
+    X: Any,
+    depth: int,
+    sigma_w: float,
+    sigma_b: float,
+    want_ntk: bool,
+    table_tol: float,
+    exact_groups: int,
+    logq_nodes: int,
+    params: dict[str, Any],
+    keep_all: bool = False,
+) -> tuple[Any, bool]:
+    sigma_w, sigma_b = check_sigmas(sigma_w, sigma_b)
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+        raise ValueError(f"depth is the number of hidden layers, an integer >= 0; got {depth!r}")
+    t, is_np = _as_inputs(X)
+    m = model(name, **params)
+    sw2, sb2 = sigma_w**2, sigma_b**2
+    K = sw2 * (t @ t.T) / t.shape[1] + sb2
+    K = 0.5 * (K + K.T)
+    theta_k = K.clone() if want_ntk else None
+    history = [Kernels(K.clone(), None if theta_k is None else theta_k.clone(), ())]
+    for _ in range(depth):
+        q = torch.diagonal(K).clone()
+        th = _theta(K, q)
+        cross = _layer_cross(m, q, th, want_ntk, table_tol, exact_groups, logq_nodes)
+        K_next = sw2 * cross[0] + sb2
+        # Diagonals from exact 1-D quadrature (the c = 1 end of the tables is exact too, but this is cheaper).
+        qe = q.clamp_min(1e-300)
+        K_next.diagonal().copy_(sw2 * m.m2(qe) + sb2)
+        if want_ntk:
+            kdot = cross[1]
+            kdot.diagonal().copy_(m.g2(qe))
+            theta_k = K_next + sw2 * kdot * theta_k
+            theta_k = 0.5 * (theta_k + theta_k.T)
+        K = 0.5 * (K_next + K_next.T)
+        history.append(Kernels(K.clone(), None if theta_k is None else theta_k.clone(), ()))
+    if keep_all:
+        return history, is_np
+    return Kernels(K, theta_k, tuple(m.notes)), is_np
+
+
+def nngp(
+    name: str,
+    X: Any,
+    depth: int = 1,
+    sigma_w: float = 1.0,
+    sigma_b: float = 0.0,
+    *,
+    table_tol: float = TABLE_TOL,
+    exact_groups: int = EXACT_GROUPS,
+    logq_nodes: int = LOGQ_NODES,
+    **params: Any,
+) -> Any:
+    """NNGP kernel [n, n] of the readout of a `depth`-hidden-layer network with nonlinearity `name` on X [n, d]."""
+    k, is_np = _kernels(name, X, depth, sigma_w, sigma_b, False, table_tol, exact_groups, logq_nodes, params)
+    return k.nngp.numpy() if is_np else k.nngp
+
+
+def ntk(
+    name: str,
+    X: Any,
+    depth: int = 1,
+    sigma_w: float = 1.0,
+    sigma_b: float = 0.0,
+    *,
+    table_tol: float = TABLE_TOL,
+    exact_groups: int = EXACT_GROUPS,
+    logq_nodes: int = LOGQ_NODES,
+    **params: Any,
+) -> Any:
+    """NTK [n, n] (neural-tangents' ntk parametrization) of the same network as `nngp`."""
+    k, is_np = _kernels(name, X, depth, sigma_w, sigma_b, True, table_tol, exact_groups, logq_nodes, params)
+    return k.ntk.numpy() if is_np else k.ntk
+
+
+def kernels(
+    name: str,
+    X: Any,
+    depth: int = 1,
+    sigma_w: float = 1.0,
+    sigma_b: float = 0.0,
+    *,
+    table_tol: float = TABLE_TOL,
+    exact_groups: int = EXACT_GROUPS,
+    logq_nodes: int = LOGQ_NODES,
+    **params: Any,
+) -> Kernels:
+    """Both kernels at once (one pass): Kernels(nngp, ntk, notes), as torch tensors."""
+    k, _ = _kernels(name, X, depth, sigma_w, sigma_b, True, table_tol, exact_groups, logq_nodes, params)
+    return k
+
+
+def kernel_sequence(
+    name: str,
+    X: Any,
+    depth: int,
+    sigma_w: float = 1.0,
+    sigma_b: float = 0.0,
+    *,
+    ntk: bool = True,
+    table_tol: float = TABLE_TOL,
+    exact_groups: int = EXACT_GROUPS,
+    logq_nodes: int = LOGQ_NODES,
+    **params: Any,
+) -> list[Kernels]:
+    """Kernels of the readout for every depth 0..depth from one pass (entry l has l hidden layers)."""
+    seq, _ = _kernels(name, X, depth, sigma_w, sigma_b, ntk, table_tol, exact_groups, logq_nodes, params, keep_all=True)
+    return seq

@@ -1,0 +1,221 @@
+"""The Gaussian moments theory needs, for a pointwise or a gated entry.
+
+A pointwise entry phi acts on one pre-activation u ~ N(0, q). A gated entry f(g, v) acts on two,
+gate g and value v, which theory takes to be independent N(0, q) (they come from two independent
+weight matrices applied to the same input: the standard GLU-layer assumption). Every gated entry in the
+catalog is a product f(g, v) = A(g) B(v); `GatedModel` checks that numerically and factorises, which
+makes the correlation map and the kernels products of two pointwise ones.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from nonlin.ops import TORCH
+from nonlin.registry import spec as get_spec
+from nonlin.spec import Kind
+from nonlin.theory.quadrature import DTYPE, Fn, expect_1d, expect_2d, nodes_1d
+from nonlin.theory.units import Unit, _float_params, pointwise_unit
+
+
+def _sq(f: Fn) -> Fn:
+    return lambda u: f(u) ** 2
+
+
+@dataclass
+class PointwiseModel:
+    unit: Unit
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def name(self) -> str:
+        return self.unit.name
+
+    @property
+    def kind(self) -> str:
+        return "pointwise"
+
+    @property
+    def rule(self) -> str:
+        return self.unit.rule
+
+    def m2(self, q: torch.Tensor) -> torch.Tensor:
+        """E[phi(u)^2], u ~ N(0, q)."""
+        return expect_1d(lambda u, z: self.unit.phi(u) ** 2, q, self.unit.breakpoints)
+
+    def m2_slope(self, q: torch.Tensor) -> torch.Tensor:
+        """d E[phi(u)^2] / dq = E[phi(u)^2 (z^2 - 1)] / (2 q): exact for any phi (derivative of the density)."""
+        q = torch.as_tensor(q, dtype=DTYPE).reshape(-1)
+        e = expect_1d(lambda u, z: self.unit.phi(u) ** 2 * (z * z - 1.0), q, self.unit.breakpoints)
+        return e / (2.0 * q)
+
+    def g2(self, q: torch.Tensor) -> torch.Tensor:
+        """E[phi'(u)^2]: the per-layer growth of squared gradients (declared derivative or rule)."""
+        return expect_1d(lambda u, z: self.unit.dphi(u) ** 2, q, self.unit.breakpoints)
+
+    def cross(self, q1: torch.Tensor, q2: torch.Tensor, theta: torch.Tensor, grad: bool = True) -> torch.Tensor:
+        """[E[phi(u1) phi(u2)], E[phi'(u1) phi'(u2)]] (second row only if grad) for corr(u1, u2) = cos(theta)."""
+        f, d = self.unit.phi, self.unit.dphi
+        pairs = [(f, f), (d, d)] if grad else [(f, f)]
+        bps = self.unit.breakpoints
+        return expect_2d(pairs, q1, q2, theta, bps, bps, nodes=self._nodes_2d(q1, q2))
+
+    def _nodes_2d(self, q1: torch.Tensor, q2: torch.Tensor) -> int:
+        """Periodic units oscillate with period 2 pi / sqrt(q) in the standardised variable: more nodes per panel."""
+        if not self.unit.periodic:
+            return 10
+        qmax = float(torch.max(torch.as_tensor(q1).max(), torch.as_tensor(q2).max()))
+        return int(min(64, 10 + math.ceil(4.0 * math.sqrt(qmax))))
+
+    def zero_intervals(self) -> list[tuple[float, float]]:
+        return _zero_intervals(self.unit.phi, self.unit.breakpoints)
+
+
+def _zero_intervals(f: Fn, bps: tuple[float, ...]) -> list[tuple[float, float]]:
+    """Intervals between consecutive breakpoints (and the tails) on which f is exactly 0."""
+    edges = [-math.inf, *bps, math.inf]
+    out = []
+    for lo, hi in itertools.pairwise(edges):
+        a = lo if math.isfinite(lo) else (hi - 1e3 if math.isfinite(hi) else -1e3)
+        b = hi if math.isfinite(hi) else (lo + 1e3 if math.isfinite(lo) else 1e3)
+        t = torch.linspace(0.0, 1.0, 257, dtype=DTYPE)[1:-1]
+        # Probe densely, including near the ends, and far out for tails.
+        x = torch.cat([a + (b - a) * t, a + (b - a) * t**6, b - (b - a) * t**6])
+        if bool((f(x) == 0).all()):
+            out.append((lo, hi))
+    return out
+
+
+@dataclass
+class GatedModel:
+    """f(g, v) = A(g) B(v) with g, v independent N(0, q): moments are products of 1-D ones."""
+
+    name: str
+    params: dict[str, float]
+    gate: Fn  # A
+    dgate: Fn  # A'
+    value: Fn  # B
+    dvalue: Fn  # B'
+    gate_bps: tuple[float, ...]
+    value_bps: tuple[float, ...]
+    notes: tuple[str, ...] = field(default=())
+    rule: str = ""
+
+    @property
+    def kind(self) -> str:
+        return "gated"
+
+    def _e1(self, f: Fn, q: torch.Tensor, bps) -> torch.Tensor:
+        return expect_1d(lambda u, z: f(u), q, bps)
+
+    def m2(self, q: torch.Tensor) -> torch.Tensor:
+        return self._e1(_sq(self.gate), q, self.gate_bps) * self._e1(_sq(self.value), q, self.value_bps)
+
+    def m2_slope(self, q: torch.Tensor) -> torch.Tensor:
+        q = torch.as_tensor(q, dtype=DTYPE).reshape(-1)
+
+        def slope(f: Fn, bps) -> torch.Tensor:
+            return expect_1d(lambda u, z: f(u) ** 2 * (z * z - 1.0), q, bps) / (2.0 * q)
+
+        a2, b2 = self._e1(_sq(self.gate), q, self.gate_bps), self._e1(_sq(self.value), q, self.value_bps)
+        return slope(self.gate, self.gate_bps) * b2 + a2 * slope(self.value, self.value_bps)
+
+    def g2(self, q: torch.Tensor) -> torch.Tensor:
+        """E[f_g^2] + E[f_v^2]: gradients reach the input through both the gate and the value weights."""
+        a2, da2 = self._e1(_sq(self.gate), q, self.gate_bps), self._e1(_sq(self.dgate), q, self.gate_bps)
+        b2, db2 = self._e1(_sq(self.value), q, self.value_bps), self._e1(_sq(self.dvalue), q, self.value_bps)
+        return da2 * b2 + a2 * db2
+
+    def cross(self, q1: torch.Tensor, q2: torch.Tensor, theta: torch.Tensor, grad: bool = True) -> torch.Tensor:
+        ga = expect_2d([(self.gate, self.gate), (self.dgate, self.dgate)], q1, q2, theta, self.gate_bps, self.gate_bps)
+        vb = expect_2d(
+            [(self.value, self.value), (self.dvalue, self.dvalue)], q1, q2, theta, self.value_bps, self.value_bps
+        )
+        k = ga[0] * vb[0]
+        if not grad:
+            return k[None]
+        return torch.stack([k, ga[1] * vb[0] + ga[0] * vb[1]])
+
+    def zero_intervals(self) -> list[tuple[float, float]]:
+        return _zero_intervals(self.gate, self.gate_bps)
+
+
+def _gated_model(name: str, params: dict[str, Any]) -> GatedModel:
+    s = get_spec(name)
+    if s.extra_inputs:
+        raise ValueError(
+            f"{s.name} takes extra inputs {s.extra_inputs}; theory supports gated entries of (gate, value) only"
+        )
+    p = _float_params(s, params)
+    g0, v0 = 1.2345, 0.6789  # a point where every catalog gate and value is non-zero
+
+    def f(g: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        return s.forward(TORCH, g, v, **p)
+
+    def df(g: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return s.derivative(TORCH, g, v, **p)
+
+    one = torch.ones(1, dtype=DTYPE)
+    f00 = float(f(g0 * one, v0 * one))
+    if f00 == 0.0:
+        raise ValueError(f"{s.name}: f(g0, v0) = 0 at the factorisation point; cannot factorise")
+    # Separability check f(g1, v1) f(g2, v2) = f(g1, v2) f(g2, v1) on a grid (the product form A(g) B(v)).
+    gen = torch.Generator().manual_seed(0)
+    g = torch.randn(64, generator=gen, dtype=DTYPE) * 3
+    v = torch.randn(64, generator=gen, dtype=DTYPE) * 3
+    lhs = f(g[:32], v[:32]) * f(g[32:], v[32:])
+    rhs = f(g[:32], v[32:]) * f(g[32:], v[:32])
+    if not torch.allclose(lhs, rhs, rtol=1e-12, atol=1e-300):
+        raise ValueError(f"{s.name} is not of the product form A(g) B(v); gated theory covers product forms only")
+
+    def gate(u: torch.Tensor) -> torch.Tensor:
+        return f(u, torch.full_like(u, v0))
+
+    def value(u: torch.Tensor) -> torch.Tensor:
+        return f(torch.full_like(u, g0), u) / f00
+
+    def dgate(u: torch.Tensor) -> torch.Tensor:
+        return df(u, torch.full_like(u, v0))[0]
+
+    def dvalue(u: torch.Tensor) -> torch.Tensor:
+        return df(torch.full_like(u, g0), u)[1] / f00
+
+    bps = tuple(sorted({float(b) for b in s.breakpoints(**p)}))
+    both = tuple(sorted({*bps, *(-b for b in bps)}))  # the declaration does not say which input: split both ways
+    return GatedModel(
+        name=s.name,
+        params=p,
+        gate=gate,
+        dgate=dgate,
+        value=value,
+        dvalue=dvalue,
+        gate_bps=both,
+        value_bps=both,
+        notes=(
+            f"{s.name}: gate and value pre-activations taken as independent N(0, q); f(g, v) = A(g) B(v) "
+            "factorised numerically",
+        ),
+        rule=s.gradient_rule,
+    )
+
+
+def model(name: str, **params: Any) -> PointwiseModel | GatedModel:
+    """The moments model of a pointwise or gated entry at `params`; normalizers are out of scope."""
+    s = get_spec(name)
+    if s.kind is Kind.NORMALIZER:
+        raise ValueError(
+            f"{s.name!r} is an attention normalizer; signal-propagation theory here covers pointwise and gated "
+            "entries only"
+        )
+    if s.kind is Kind.GATED:
+        return _gated_model(name, params)
+    unit = pointwise_unit(name, **params)
+    return PointwiseModel(unit, notes=unit.notes)
+
+
+__all__ = ["GatedModel", "PointwiseModel", "model", "nodes_1d"]
