@@ -104,12 +104,14 @@ class LocalProcesses:
 def _stop(pool: ProcessPoolExecutor) -> None:
     """Cancel queued runs and end the workers now (a finished sweep has none left; an interrupted one must
     not leave runs going whose results nobody will store)."""
+    # ProcessPoolExecutor has no public terminate; its processes are in _processes, which shutdown() clears,
+    # so take them first.
+    procs = list((getattr(pool, "_processes", None) or {}).values())
     pool.shutdown(wait=False, cancel_futures=True)
-    # ProcessPoolExecutor has no public terminate; its processes are in the documented-by-source _processes.
-    for p in list((getattr(pool, "_processes", None) or {}).values()):
+    for p in procs:
         if p.is_alive():
             p.terminate()
-    for p in list((getattr(pool, "_processes", None) or {}).values()):
+    for p in procs:
         p.join(timeout=5)
 
 

@@ -25,7 +25,12 @@ def _optional(module: str):
 
 
 def theory_module():
-    return _optional("nonlin.theory")
+    """nonlin.theory when it provides init_gain (its public API), else its maps module if that is where the
+    functions live in this checkout, else None."""
+    theory = _optional("nonlin.theory")
+    if theory is not None and not hasattr(theory, "init_gain"):
+        theory = _optional("nonlin.theory.maps")
+    return theory if theory is not None and hasattr(theory, "init_gain") else None
 
 
 def init_module():
@@ -46,69 +51,64 @@ def init_gain(act: Act) -> float:
     return float(theory.init_gain(act.name, **dict(act.params)))
 
 
-def theory_init_(model: nn.Module, act: Act) -> None:
-    """Initialise every Linear that feeds the nonlinearity as nonlin.init prescribes for it (biases zero).
-
-    Hidden layers are the Linear modules directly followed by the activation in an nn.Sequential; the
-    readout keeps PyTorch's default, so the comparison with the default init is about the hidden layers only.
-    """
-    gain = init_gain(act)  # fail early and clearly if theory is absent
-    init = init_module()
+def _hidden_linears(model: nn.Module) -> list[nn.Linear]:
+    """The Linear modules directly followed by a module that is not a Linear in an nn.Sequential, in order:
+    the hidden layers of `tasks.mlp` (the readout, last in its Sequential, is not one of them)."""
+    found = []
     for seq in model.modules():
-        if not isinstance(seq, nn.Sequential):
-            continue
-        children = list(seq)
-        for lin, nxt in itertools.pairwise(children):
-            if not isinstance(lin, nn.Linear) or isinstance(nxt, (nn.Linear, nn.Sequential)):
-                continue
-            if init is not None and hasattr(init, "kaiming_normal_"):
+        if isinstance(seq, nn.Sequential):
+            for lin, nxt in itertools.pairwise(seq):
+                if isinstance(lin, nn.Linear) and not isinstance(nxt, (nn.Linear, nn.Sequential)):
+                    found.append(lin)
+    return found
+
+
+def theory_init_(model: nn.Module, act: Act) -> None:
+    """Initialise the hidden layers as mean-field theory prescribes for `act`, biases zero.
+
+    W ~ N(0, gain^2 / fan_in) keeps the pre-activation variance at q = 1 when the layer's input is the
+    activation of a unit-variance pre-activation; the first hidden layer reads the (standardised) data, whose
+    second moment is already 1, so its gain is 1. Other layers: nonlin.init.kaiming_normal_ when installed,
+    else the gain of nonlin.theory.init_gain. The readout keeps PyTorch's default, so the comparison with the
+    default init is about the hidden layers only.
+    """
+    gain = init_gain(act)  # fail early and clearly if the theory is absent
+    init = init_module()
+    for i, lin in enumerate(_hidden_linears(model)):
+        with torch.no_grad():
+            if i == 0:
+                lin.weight.normal_(0.0, 1.0 / math.sqrt(lin.in_features))
+            elif init is not None and hasattr(init, "kaiming_normal_"):
                 init.kaiming_normal_(lin.weight, nonlinearity=act.name, **dict(act.params))
             else:
-                with torch.no_grad():
-                    lin.weight.normal_(0.0, gain / math.sqrt(lin.in_features))
+                lin.weight.normal_(0.0, gain / math.sqrt(lin.in_features))
             if lin.bias is not None:
-                nn.init.zeros_(lin.bias)
+                lin.bias.zero_()
 
 
-THEORY_COLUMNS = ("init_gain", "chi_1", "q_star", "sparsity_at_init", "critical_sigma_w")
-
-
-def _field(obj: Any, *names: str) -> float:
-    """A number from a theory result: the object itself, or its first field/key among `names`."""
-    if isinstance(obj, (int, float)):
-        return float(obj)
-    for n in names:
-        v = obj.get(n) if isinstance(obj, dict) else getattr(obj, n, None)
-        if v is not None:
-            return float(v)
-    raise TypeError(f"no field {' or '.join(names)} in {type(obj).__name__}")
+THEORY_COLUMNS = ("init_gain", "q_star", "chi_1", "sparsity_at_init")
 
 
 def theory_numbers(act: Act) -> dict[str, Any]:
-    """The theory figures shown next to an act's results (keys: THEORY_COLUMNS): init gain, chi_1 and q* at
-    that init (sigma_b = 0), sparsity at init, the critical sigma_w at sigma_b = 0. Empty when nonlin.theory is
-    not installed or the act is custom; an entry theory cannot handle shows why instead of a number."""
+    """The theory figures shown next to an act's results (keys: THEORY_COLUMNS): the init gain, q* and chi_1
+    at that init (sigma_b = 0; chi_1 = 1 is the edge of chaos) and the exact-zero fraction at init. Empty
+    when nonlin.theory is not installed or the act is custom; an entry the theory cannot handle shows why.
+    (The critical sigma_w is left to ``nonlin theory NAME``: its root search takes seconds per entry.)"""
     theory = theory_module()
     if theory is None or not hasattr(theory, "init_gain") or act.name is None or act.kind == "normalizer":
         return {}
     params = dict(act.params)
     out: dict[str, Any] = {}
-
-    def fixed_point():
-        return theory.fixed_point(act.name, sigma_w=float(out["init_gain"]), sigma_b=0.0, **params)
-
-    calls = {
-        "init_gain": lambda: _field(theory.init_gain(act.name, **params)),
-        "chi_1": lambda: _field(fixed_point(), "chi_1", "chi1"),
-        "q_star": lambda: _field(fixed_point(), "q_star", "q"),
-        "sparsity_at_init": lambda: _field(theory.sparsity_at_init(act.name, **params), "p_zero", "zero", "sparsity"),
-        "critical_sigma_w": lambda: _field(theory.edge_of_chaos(act.name, sigma_b=0.0, **params), "sigma_w"),
-    }
-    for key, call in calls.items():
-        try:
-            out[key] = call()
-        except Exception as err:  # theory may not cover an entry; show why rather than hide the column
-            out[key] = f"n/a ({type(err).__name__})"
+    try:
+        out["init_gain"] = float(theory.init_gain(act.name, **params))
+        fp = theory.fixed_point(act.name, sigma_w=out["init_gain"], sigma_b=0.0, **params)
+        out["q_star"], out["chi_1"] = float(fp.q_star), float(fp.chi_1)
+    except Exception as err:  # theory may not cover an entry; show why rather than hide the column
+        out.setdefault("init_gain", f"n/a ({type(err).__name__})")
+    try:
+        out["sparsity_at_init"] = float(theory.sparsity_at_init(act.name, **params).zero_fraction)
+    except Exception as err:
+        out["sparsity_at_init"] = f"n/a ({type(err).__name__})"
     return out
 
 

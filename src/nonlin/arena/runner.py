@@ -183,6 +183,8 @@ def _train(name: str, p: Problem, res: RunResult, prefix: str) -> tuple[dict[str
                 raise _Diverged(step, "training loss")
             p.optimizer.zero_grad(set_to_none=True)
             loss.backward()
+            if p.clip_grad_norm is not None:
+                torch.nn.utils.clip_grad_norm_(p.model.parameters(), p.clip_grad_norm)
             p.optimizer.step()
             if step % p.eval_every == 0 and step != p.steps:
                 evaluate(step)

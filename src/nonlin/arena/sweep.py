@@ -137,9 +137,10 @@ class Sweep:
             raise ValueError(f"nothing to resume: {path} holds no planned runs")
         specs = [_spec_from_row(row) for row in planned]
         self = cls.__new__(cls)
-        self.__init__(
-            acts=[s.act for s in specs], tasks=list({s.task.label(): s.task for s in specs}.values()), out=out, **kwargs
-        )
+        # Runs of one custom nonlinearity unpickle to distinct function objects: one Act per label.
+        acts = list({s.act.label: s.act for s in specs}.values())
+        tasks = list({s.task.label(): s.task for s in specs}.values())
+        self.__init__(acts=acts, tasks=tasks, out=out, **kwargs)
         self.seeds = sorted({s.seed for s in specs})
         self._resume_specs = specs
         return self

@@ -37,6 +37,7 @@ class Problem:
     items_per_step: int = 1
     item_unit: str = "examples"
     track_sparsity: bool = False  # also measure activation sparsity at every evaluation (a curve)
+    clip_grad_norm: float | None = None  # clip the gradient's global norm before each step
 
 
 @dataclass
@@ -74,8 +75,11 @@ class Task:
 
     def label(self) -> str:
         """The task's name plus the hyperparameters that differ from the defaults ("digits:steps=50")."""
-        default = type(self)()
-        changed = {k: v for k, v in self.config().items() if getattr(default, k) != v}
+        try:
+            default: Task | None = type(self)()
+        except TypeError:  # a field without a default: every option is part of the label
+            default = None
+        changed = {k: v for k, v in self.config().items() if default is None or getattr(default, k) != v}
         return self.name + (":" + ",".join(f"{k}={v}" for k, v in sorted(changed.items())) if changed else "")
 
 

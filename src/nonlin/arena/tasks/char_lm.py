@@ -77,7 +77,7 @@ class CharLM(Task):
     metric: ClassVar[str] = "bits_per_char"
     goal: ClassVar[str] = "min"
     kinds: ClassVar[tuple[str, ...]] = ("pointwise", "gated", "normalizer")
-    cost: ClassVar[float] = 6.0
+    cost: ClassVar[float] = 4.0
     description: ClassVar[str] = (
         "2-layer transformer LM on Python's bundled help text (pydoc_data): held-out bits per character"
     )
@@ -85,10 +85,10 @@ class CharLM(Task):
     heads: int = 4
     layers: int = 2
     d_ff: int = 128
-    ctx: int = 64
-    batch: int = 16
-    steps: int = 150
-    lr: float = 3e-3
+    ctx: int = 32
+    batch: int = 32
+    steps: int = 100
+    lr: float = 1e-2
     eval_windows: int = 32
     eval_every: int = 50
     ffn_for_normalizers: str = "gelu"

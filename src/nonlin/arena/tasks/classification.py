@@ -60,6 +60,7 @@ def classification_problem(
     init: object = None,
     optimizer: str = "adam",
     track_sparsity: bool = False,
+    clip_grad_norm: float | None = None,
 ) -> Problem:
     x_train, y_train, x_test, y_test = split(dataset, seed, test_fraction)
     n_classes = int(torch.cat([y_train, y_test]).max()) + 1
@@ -103,6 +104,7 @@ def classification_problem(
         items_per_step=batch,
         item_unit="examples",
         track_sparsity=track_sparsity,
+        clip_grad_norm=clip_grad_norm,
     )
 
 
@@ -137,7 +139,7 @@ class _Classification(Task):
 class Digits(_Classification):
     name: ClassVar[str] = "digits"
     dataset: ClassVar[str] = "digits"
-    cost: ClassVar[float] = 1.0
+    cost: ClassVar[float] = 0.9
     description: ClassVar[str] = "8x8 handwritten digits (sklearn, 1797 images, 10 classes): MLP test accuracy"
 
 
@@ -146,7 +148,7 @@ class Digits(_Classification):
 class BreastCancer(_Classification):
     name: ClassVar[str] = "breast_cancer"
     dataset: ClassVar[str] = "breast_cancer"
-    cost: ClassVar[float] = 0.6
+    cost: ClassVar[float] = 0.55
     description: ClassVar[str] = (
         "Wisconsin breast cancer (sklearn, 569 samples, 30 features, 2 classes): MLP test accuracy"
     )
@@ -159,7 +161,7 @@ class BreastCancer(_Classification):
 class Wine(_Classification):
     name: ClassVar[str] = "wine"
     dataset: ClassVar[str] = "wine"
-    cost: ClassVar[float] = 0.5
+    cost: ClassVar[float] = 0.4
     description: ClassVar[str] = "wine recognition (sklearn, 178 samples, 13 features, 3 classes): MLP test accuracy"
     hidden: tuple[int, ...] = (32, 32)
     steps: int = 100
@@ -174,7 +176,7 @@ class Sparsity(_Classification):
 
     name: ClassVar[str] = "sparsity"
     dataset: ClassVar[str] = "digits"
-    cost: ClassVar[float] = 1.5
+    cost: ClassVar[float] = 1.9
     description: ClassVar[str] = (
         "digits with a wider MLP: test accuracy, with activation sparsity tracked over training"
     )

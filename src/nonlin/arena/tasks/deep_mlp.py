@@ -23,14 +23,16 @@ class DeepMLP(Task):
     goal: ClassVar[str] = "max"
     cost: ClassVar[float] = 3.0
     description: ClassVar[str] = (
-        "depth-20 width-32 MLP on digits, SGD: PyTorch default init vs the init nonlin.theory gives (trainability)"
+        "depth-20 width-32 MLP on digits, SGD with momentum and gradient clipping: PyTorch's default init vs "
+        "the init nonlin.theory gives (trainability)"
     )
     depth: int = 20
     width: int = 32
-    steps: int = 150
+    steps: int = 100
     batch: int = 64
     lr: float = 0.02
     optimizer: str = "sgd"
+    clip_grad_norm: float = 1.0
     test_fraction: float = 0.25
     eval_every: int = 25
 
@@ -49,6 +51,7 @@ class DeepMLP(Task):
             test_fraction=self.test_fraction,
             eval_every=self.eval_every,
             optimizer=self.optimizer,
+            clip_grad_norm=self.clip_grad_norm,
         )
         return {
             "theory_init": classification_problem(

@@ -29,7 +29,7 @@ class Periodic(Task):
     name: ClassVar[str] = "periodic"
     metric: ClassVar[str] = "extrapolation_mse"
     goal: ClassVar[str] = "min"
-    cost: ClassVar[float] = 1.2
+    cost: ClassVar[float] = 1.5
     description: ClassVar[str] = "fit sin(x)+0.3cos(3x) on [-2pi, 2pi], score the MSE on the next 2pi either side"
     hidden: tuple[int, ...] = (64, 64)
     steps: int = 300
