@@ -146,3 +146,12 @@ def test_relu_rank_table_and_center():
     assert all(0 < r["rank"] <= 16 for r in rep.layers)
     assert "effective rank" in rep.table()
     assert math.isfinite(rep.layers[0]["effective_rank"])
+
+
+def test_rank_bad_input():
+    model = probe.TinyTransformer(d_model=16, n_heads=2, d_ff=32, n_layers=1)
+    with pytest.raises(ValueError, match=r"integer token ids of shape \[batch, seq\]"):
+        probe.hidden_rank(model, torch.randn(2, 4))
+    with pytest.raises(ValueError, match="measure must be"):
+        probe.hidden_rank(model, torch.zeros(2, 4, dtype=torch.long), measure="weights")
+    assert sum(len(m._forward_hooks) for m in model.modules()) == 0  # hooks gone after the error
