@@ -224,3 +224,14 @@ def test_large_calls_use_a_sampled_histogram_for_the_median():
     row = w.results()[0]
     assert row["median_abs"] == pytest.approx(0.5, rel=0.03)
     assert row["top"][0] == {"value": 500.0, "unit": 333, "call": 0, "index": [17]}
+
+
+def test_saturated_ties_still_report_a_located_maximum():
+    model = nn.Sequential(nn.Hardtanh())
+    with probe.watch(model, metrics=("massive",), top_k=2) as w:
+        model(torch.full((4, 10), 5.0))  # every unit saturates at 1.0 on every row
+        model(torch.full((4, 10), 7.0))
+    top = w.results()[0]["top"]
+    assert [t["value"] for t in top] == [1.0, 1.0]
+    assert all(t["index"] is not None and t["call"] == 0 for t in top)
+    assert "0, (0,)" in w.table()

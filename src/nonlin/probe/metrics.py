@@ -231,7 +231,7 @@ class LayerAccumulator:
         self.unit_row[top_units] = torch.where(improved, rows_of_top, self.unit_row[top_units])
         self.unit_call[top_units] = torch.where(improved, call, self.unit_call[top_units])
         self.located &= ~better  # units that rose are unlocated unless they are among the top-k here
-        self.located[top_units] |= improved | self.located[top_units]
+        self.located[top_units] |= improved
 
     def _histogram(self, rows: torch.Tensor) -> None:
         """Add |a| to the 1/16-octave histogram, from a systematic sample of about 2**16 entries per call."""
@@ -269,8 +269,9 @@ class LayerAccumulator:
             # bin 0 holds exact zeros (and subnormals below 2**-130): the median is over the others
             med = median_from_histogram([0, *hist[1:_FIRST_NONFINITE_BIN]])
             umax = self.unit_max.tolist()
-            order = sorted(range(len(umax)), key=lambda u: -umax[u])[: self.opt.top_k]
             rows, calls, located = self.unit_row.tolist(), self.unit_call.tolist(), self.located.tolist()
+            # among equal maxima (saturated units: tanh, hardtanh) prefer those whose place is known
+            order = sorted(range(len(umax)), key=lambda u: (-umax[u], not located[u]))[: self.opt.top_k]
             top = [
                 {
                     "value": umax[u],

@@ -157,7 +157,10 @@ class Watch:
                 line += [_pct(r.get("dead")), _pct(r.get("dead_per_call"))]
             if "massive" in self.metrics:
                 top = (r.get("top") or [None])[0]
-                where = f"{top['call']}, {tuple(top['index'])}, {top['unit']}" if top else "-"
+                where = "-"
+                if top:
+                    place = tuple(top["index"]) if top["index"] is not None else "?"
+                    where = f"{top['call'] if top['call'] is not None else '?'}, {place}, {top['unit']}"
                 line += [_num(r.get("max_abs")), _num(r.get("median_abs")), _num(r.get("massive_ratio")), where]
             if "stats" in self.metrics:
                 line += [_num(r.get("mean")), _num(r.get("std")), _num(r.get("kurtosis"))]
