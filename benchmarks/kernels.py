@@ -95,7 +95,10 @@ def copy_time(moved_bytes: int, device: torch.device, reps: int) -> float:
 
 
 def compiled_formula(spec, compute: torch.dtype):
-    """torch.compile of the eager formula (autograd through the forward body, not the declared derivative)."""
+    """torch.compile of the eager formula (autograd through the forward body, not the declared derivative).
+
+    Every entry's closure shares one code object, so dynamo's per-code cache limit is raised in main():
+    otherwise later entries would silently run eagerly."""
     if spec.kind is nonlin.Kind.GATED:
 
         def f(packed):
@@ -170,6 +173,8 @@ def bench_entry(name: str, tokens: int, d_ff: int, dtype: torch.dtype, device: t
 
 
 def benchmark(args) -> int:
+    torch._dynamo.config.cache_size_limit = 1024
+    torch._dynamo.config.accumulated_cache_size_limit = 4096
     console = Console(width=250)
     device = torch.device(args.device)
     dtype = getattr(torch, args.dtype)
