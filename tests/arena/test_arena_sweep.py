@@ -70,20 +70,25 @@ if __name__ == "__main__":
 
 
 @pytest.mark.parametrize(
-    "workers",
-    [0, pytest.param(2, marks=pytest.mark.slow)],  # 2: a pool of worker processes (slow: spawning them)
-    ids=["driver-only", "worker-pool"],
+    ("how", "workers"),
+    [
+        ("SIGKILL", 0),
+        ("SIGINT", 0),
+        # a pool of worker processes (slow: spawning them); SIGINT is Ctrl-C in a terminal
+        pytest.param("SIGKILL", 2, marks=pytest.mark.slow),
+        pytest.param("SIGINT", 2, marks=pytest.mark.slow),
+    ],
 )
-def test_killed_sweep_resumes_exactly_once_with_custom_task_and_callable(tmp_path, workers):
-    """A sweep killed with SIGKILL (driver and workers) after some runs are stored, then resumed from the
-    command line: every planned run is stored once, none stored before the kill reruns."""
+def test_stopped_sweep_resumes_exactly_once_with_custom_task_and_callable(tmp_path, how, workers):
+    """A sweep stopped after some runs are stored (SIGKILL to the driver and its workers, or SIGINT to the
+    driver), then resumed from the command line: every planned run is stored once, none stored before the
+    stop runs again, and after SIGINT no worker is left running."""
     log, out = str(tmp_path / "starts.log"), tmp_path / "runs"
     script = tmp_path / "sweep.py"
     script.write_text(textwrap.dedent(KILL_SCRIPT.format(here=str(HERE), log=log, out=str(out), workers=workers)))
-    proc = subprocess.Popen([sys.executable, str(script)], start_new_session=True)
+    proc = subprocess.Popen([sys.executable, str(script)], start_new_session=True, stderr=subprocess.DEVNULL)
     db = out / "arena.sqlite"
     deadline = time.time() + 120
-    before: dict[str, str] = {}
     try:
         while time.time() < deadline and proc.poll() is None:
             if db.exists():
@@ -95,11 +100,22 @@ def test_killed_sweep_resumes_exactly_once_with_custom_task_and_callable(tmp_pat
                 if n >= 3:
                     break
             time.sleep(0.05)
+        if how == "SIGINT":
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=30)  # the driver stops its workers and exits promptly
+        else:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
     before = stored(out)
-    assert 3 <= len(before) < 10, f"the kill came too late to test anything: {len(before)} runs stored"
+    assert 3 <= len(before) < 10, f"the stop came too late to test anything: {len(before)} runs stored"
+    if how == "SIGINT":
+        time.sleep(0.5)
+        worker_pids = {int(line.split()[3]) for line in Path(log).read_text().splitlines()} - {proc.pid}
+        assert not any(Path(f"/proc/{pid}").exists() for pid in worker_pids), "workers left running"
     starts_before = Counter(starts(log))
 
     from nonlin.cli import main
@@ -109,12 +125,11 @@ def test_killed_sweep_resumes_exactly_once_with_custom_task_and_callable(tmp_pat
     assert len(after) == 10 and set(before) <= set(after)
     assert all(v == "ok" for v in after.values())
     with Store(out, create=False) as s:
-        labels = {(r["act"], r["seed"]) for r in s.runs()}
-    assert labels == {(a, seed) for a in ("relu", "cube") for seed in range(5)}
+        runs = s.runs()
+    assert {(r["act"], r["seed"]) for r in runs} == {(a, seed) for a in ("relu", "cube") for seed in range(5)}
+    before_keys = {(r["seed"], r["act"]) for r in runs if r["run_id"] in before}
     starts_after = Counter(starts(log)) - starts_before
-    # Nothing stored before the kill ran again; the runs in flight at the kill (started, not stored) ran once more.
-    with Store(out, create=False) as s:
-        before_keys = {(r["seed"], r["act"]) for r in s.runs() if r["run_id"] in before}
+    # Nothing stored before the stop ran again; each run not stored yet ran exactly once on resume.
     assert not (set(starts_after) & before_keys)
     assert all(n == 1 for n in starts_after.values())
     assert sum(starts_after.values()) == 10 - len(before)

@@ -25,12 +25,9 @@ def _optional(module: str):
 
 
 def theory_module():
-    """nonlin.theory when it provides init_gain (its public API), else its maps module if that is where the
-    functions live in this checkout, else None."""
+    """nonlin.theory when installed with its public API (init_gain, fixed_point, sparsity_at_init), else None."""
     theory = _optional("nonlin.theory")
-    if theory is not None and not hasattr(theory, "init_gain"):
-        theory = _optional("nonlin.theory.maps")
-    return theory if theory is not None and hasattr(theory, "init_gain") else None
+    return theory if hasattr(theory, "init_gain") else None
 
 
 def init_module():

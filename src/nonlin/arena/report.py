@@ -77,7 +77,9 @@ def _plot_task(task: str, entries: list[Entry], runs: list[dict], curves: dict, 
                 steps, m, lo, hi = _band(got)
                 if len(steps) == 0:
                     continue
-                ax.plot(steps, m, color=colors[e.act], label=e.act, lw=1.4)
+                ax.plot(
+                    steps, m, color=colors[e.act], label=e.act, lw=1.4, marker="o" if len(steps) <= 12 else None, ms=3
+                )
                 ax.fill_between(steps, lo, hi, color=colors[e.act], alpha=0.15, lw=0)
             where = prefix.rstrip("/") or ("theory_init" if len(prefixes) > 1 else "")
             ax.set_title(f"{task}{' [' + where + ']' if where else ''}: {'training loss' if key == 'loss' else key}")

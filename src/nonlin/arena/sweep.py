@@ -309,23 +309,21 @@ class _Progress:
         self.already = already
         self.progress = Progress(
             TextColumn("[bold]arena[/bold]"),
-            BarColumn(),
+            BarColumn(bar_width=24),
             TaskProgressColumn(),
             TextColumn("{task.fields[counts]}"),
             TimeElapsedColumn(),
             TextColumn("left"),
-            TimeRemainingColumn(),
+            TimeRemainingColumn(compact=True),
             console=Console(stderr=True),
             disable=not enabled,
-            transient=False,
         )
         self.task = self.progress.add_task("runs", total=max(cost, 1e-9), counts=self._counts())
 
     def _counts(self) -> str:
-        kept = f", {self.already} kept" if self.already else ""
+        kept = f" +{self.already} kept" if self.already else ""
         return (
-            f"{self.done}/{self.total} done, {self.running} running, {self.failed} failed, "
-            f"{self.diverged} diverged{kept}"
+            f"{self.done}/{self.total} done{kept} {self.running} running {self.failed} failed {self.diverged} diverged"
         )
 
     def __enter__(self) -> _Progress:
