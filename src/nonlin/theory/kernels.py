@@ -84,6 +84,10 @@ class Kernels:
 def _theta(K: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
     norm = torch.sqrt(q[:, None] * q[None, :])
     c = torch.where(norm > 0, K / torch.where(norm > 0, norm, torch.ones_like(norm)), torch.zeros_like(K))
+    # Identical inputs (K_ij = K_ii = K_jj) have c = 1 exactly; sqrt(q^2) rounding must not make it 1 - eps,
+    # since kinked units' kernels move like sqrt(1 - c) there (relu's NTK would move by 1e-8).
+    same = (q[:, None] == K) & (q[:, None] == q[None, :])
+    c = torch.where(same, torch.ones_like(c), c)
     return torch.arccos(c.clamp(-1.0, 1.0))
 
 
@@ -221,9 +225,14 @@ def _kernels(
         # Diagonals from exact 1-D quadrature (the c = 1 end of the tables is exact too, but this is cheaper).
         qe = q.clamp_min(1e-300)
         K_next.diagonal().copy_(sw2 * m.m2(qe) + sb2)
+        # Pairs of identical inputs stay identical: copy the diagonal (exactly what the table gives at
+        # theta = 0, up to rounding that would otherwise break c = 1 at the next layer).
+        same = (th == 0) & (q[:, None] == q[None, :])
+        K_next = torch.where(same, torch.diagonal(K_next)[:, None].expand_as(K_next), K_next)
         if want_ntk:
             kdot = cross[1]
             kdot.diagonal().copy_(m.g2(qe))
+            kdot = torch.where(same, torch.diagonal(kdot)[:, None].expand_as(kdot), kdot)
             theta_k = K_next + sw2 * kdot * theta_k
             theta_k = 0.5 * (theta_k + theta_k.T)
         K = 0.5 * (K_next + K_next.T)
