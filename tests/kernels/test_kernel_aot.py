@@ -22,6 +22,7 @@ def _aot(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow  # ~15 s: a fresh process and one real compile; CI can run it with -m slow
 def test_swiglu_compiles_for_sm90():
     r = _aot("--entries", "swiglu", "--dtypes", "bfloat16")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]

@@ -37,8 +37,6 @@ def test_torch_compile_fullgraph_matches_eager():
     with use("fused", backend="python"):
         compiled = torch.compile(model, fullgraph=True, backend="aot_eager")  # fullgraph: a break is an error
         y1, g1 = _run(compiled, x)
-        explanation = torch._dynamo.explain(model)(x)
-    assert explanation.graph_break_count == 0
     assert torch.allclose(y1, y0, rtol=1e-6, atol=1e-7)
     for a, b in zip(g1, g0, strict=True):
         assert torch.allclose(a, b, rtol=1e-5, atol=1e-6)
