@@ -1,13 +1,14 @@
 """The GPU check, ready for a machine with a CUDA GPU and Triton: one command, about 5-8 minutes on an H200.
 
-    python benchmarks/gpu_check.py            # correctness of every entry, then the benchmark
-    python benchmarks/gpu_check.py --quick    # bfloat16 correctness only for a sample, shorter benchmark
+    python benchmarks/gpu_check.py            # correctness of every entry (8 processes), then the benchmark
+    python benchmarks/gpu_check.py --quick    # bfloat16 only outside a sample, shorter benchmark
+    python benchmarks/gpu_check.py --dry-run --entries gelu swiglu   # the script itself, on CPU (interpreter)
 
 1. Correctness of the real Triton compile (no interpreter): every pointwise and gated entry, forward and
-   backward, float32 / bfloat16 (/ float16 on a sample) against the mpmath reference on the test grid,
+   backward, float32 / bfloat16 (/ float16 on a sample; --full: all) against the mpmath reference on the test grid,
    with the accuracy goals (fp32 <= 2 ULP forward, <= 4 backward; half <= 1 ULP); packed == split
    layouts; learnable-parameter gradients against the eager path; the max ULP of float32 inputs with
-   float32 internal math (fp32_compute="float32"), reported, not asserted.
+   float32 internal math (fp32_compute="float32") on the sample, reported, not asserted.
 2. The benchmark (benchmarks/kernels.py) for swiglu, geglu, geglu_tanh, gelu, mish, silu in bfloat16 at
    LLM-MLP shapes (8192 x 8192 pointwise, 16384 x 14336 packed gated), with Liger-Kernel when installed.
 Exit status 1 if any correctness check fails.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import time
 
@@ -109,31 +111,16 @@ def check_params(name: str) -> float:
     return max(float(((a - b).abs() / b.abs().clamp_min(1e-300)).max()) for a, b in zip(*out, strict=True))
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--quick", action="store_true")
-    p.add_argument("--skip-benchmark", action="store_true")
-    p.add_argument("--dry-run", action="store_true", help="CPU, Triton interpreter, no benchmark")
-    p.add_argument("--entries", nargs="*", help="check only these entries")
-    args = p.parse_args(argv)
-    if args.dry_run:
-        args.skip_benchmark = True
-    elif not torch.cuda.is_available():
-        console.print("[red]no CUDA device[/]")
-        return 2
-    import triton
-
-    where = "CPU (interpreter, dry run)" if DRY else torch.cuda.get_device_name()
-    console.print(f"{where} torch {torch.__version__} triton {triton.__version__}")
-    entries = args.entries or nonlin.names("pointwise") + nonlin.names("gated")
+def check_entries(entries: list[str], quick: bool, full: bool) -> list[str]:
+    """Correctness of each entry, one line each; returns the failures."""
     failures = []
-    t0 = time.time()
     for name in entries:
         gated = nonlin.spec(name).kind is nonlin.Kind.GATED
+        sample = name in HALF_SAMPLE or gated
         dtypes = [torch.float32, torch.bfloat16]
-        if (name in HALF_SAMPLE or gated) and not args.quick:
+        if sample or full:
             dtypes.append(torch.float16)
-        if args.quick and not (name in HALF_SAMPLE or gated):
+        if quick and not sample:
             dtypes = [torch.bfloat16]
         cells = []
         for dt in dtypes:
@@ -147,7 +134,7 @@ def main(argv=None) -> int:
             if not ok:
                 failures.append(f"{name} {dt}")
             cells.append(f"{str(dt)[6:]} {ef:.2f}/{eb:.2f}{'' if ok else ' FAIL'}")
-        if not args.quick:
+        if (sample and not quick) or full:
             try:
                 ef, eb = check_entry(name, torch.float32, fp32_compute="float32")
                 cells.append(f"fp32-math {ef:.1f}/{eb:.1f} (info)")
@@ -164,16 +151,73 @@ def main(argv=None) -> int:
             if not ok:
                 failures.append(f"{name} params")
         console.print(f"{name:24s} " + "  ".join(cells), highlight=False)
-    console.print(f"correctness: {len(failures)} failures in {time.time() - t0:.0f} s: {failures}")
+    return failures
+
+
+def parallel_checks(entries: list[str], args) -> int:
+    """Run the checks in `args.jobs` worker processes (each compiles its own kernels: Triton compiles one
+    kernel per thread, and there are hundreds); returns the number of failing workers."""
+    chunks = [entries[i :: args.jobs] for i in range(args.jobs) if entries[i :: args.jobs]]
+    flags = [f for f, on in (("--quick", args.quick), ("--full", args.full), ("--dry-run", DRY)) if on]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, os.path.abspath(__file__), "--worker", "--skip-benchmark", *flags, "--entries", *chunk],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for chunk in chunks
+    ]
+    bad = 0
+    for proc in procs:
+        out, _ = proc.communicate()
+        lines = [ln for ln in out.splitlines() if "Warning" not in ln and "warn(" not in ln]
+        console.print("\n".join(lines), highlight=False, markup=False)
+        bad += proc.returncode != 0
+    return bad
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="bfloat16 only outside a sample; smaller benchmark")
+    p.add_argument("--full", action="store_true", help="float16 and float32-math for every entry")
+    p.add_argument("--skip-benchmark", action="store_true")
+    p.add_argument("--dry-run", action="store_true", help="CPU, Triton interpreter, no benchmark")
+    p.add_argument("--entries", nargs="*", help="check only these entries")
+    p.add_argument("--jobs", type=int, default=8, help="worker processes for the correctness checks")
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.dry_run:
+        args.skip_benchmark = True
+    elif not torch.cuda.is_available():
+        console.print("[red]no CUDA device[/]")
+        return 2
+    import triton
+
+    entries = args.entries or nonlin.names("pointwise") + nonlin.names("gated")
+    if args.worker:
+        return 1 if check_entries(entries, args.quick, args.full) else 0
+    where = "CPU (interpreter, dry run)" if DRY else torch.cuda.get_device_name()
+    console.print(f"{where} torch {torch.__version__} triton {triton.__version__}")
+    t0 = time.time()
+    if args.jobs > 1:
+        bad = parallel_checks(entries, args)
+        console.print(f"correctness: {bad} worker(s) with failures, {time.time() - t0:.0f} s (FAIL lines above)")
+    else:
+        failures = check_entries(entries, args.quick, args.full)
+        bad = len(failures)
+        console.print(f"correctness: {bad} failures in {time.time() - t0:.0f} s: {failures}")
     if not args.skip_benchmark:
         import kernels
 
-        entries = ["swiglu", "geglu", "geglu_tanh", "gelu", "mish", "silu"]
-        bench = ["--device", "cuda", "--dtype", "bfloat16", "--entries", *entries]
+        t1 = time.time()
+        bench = ["swiglu", "geglu", "geglu_tanh", "gelu", "mish", "silu"]
+        cmd = ["--device", "cuda", "--dtype", "bfloat16", "--entries", *bench]
         if args.quick:
-            bench += ["--tokens", "4096", "--gated-tokens", "8192", "--reps", "10"]
-        kernels.main(bench)
-    return 1 if failures else 0
+            cmd += ["--tokens", "4096", "--gated-tokens", "8192", "--reps", "10"]
+        kernels.main(cmd)
+        console.print(f"benchmark: {time.time() - t1:.0f} s")
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
