@@ -43,7 +43,7 @@ class Format:
         the subnormal spacing below the normal range, the top binade's gap beyond the largest finite."""
         y = np.abs(np.asarray(y, dtype=np.float64))
         _, e = np.frexp(np.where(np.isfinite(y), y, self.max_finite))  # |y| = m 2^e, 1/2 <= m < 1
-        e = np.minimum(e - 1, self.emax)
+        e = np.where(y == 0, self.emin, np.minimum(e - 1, self.emax))  # frexp(0) gives e = 0
         return np.ldexp(1.0, np.maximum(e, self.emin) - self.precision + 1)
 
     def round(self, x: np.ndarray) -> np.ndarray:

@@ -68,10 +68,17 @@ def measure(
     fmt: Format,
     inputs: dict[str, np.ndarray] | None = None,
     n_worst: int = 8,
+    exclude: np.ndarray | None = None,
 ) -> tuple[Stats, np.ndarray]:
-    """Stats of `got` against the reference, and the per-element ULP error (NaN where not comparable)."""
+    """Stats of `got` against the reference, and the per-element ULP error (NaN where not comparable).
+
+    `exclude`: elements left out of every statistic (check() leaves out gradients at NaN inputs)."""
     got = np.asarray(got, dtype=np.float64).ravel()
     rounded, exact, zero = ref.rounded.ravel(), ref.exact.ravel(), ref.exact_zero.ravel()
+    full = got.size
+    keep = np.ones(full, dtype=bool) if exclude is None else ~np.asarray(exclude, dtype=bool).ravel()
+    got, rounded, exact, zero = got[keep], rounded[keep], exact[keep], zero[keep]
+    inputs = {k: np.asarray(v).ravel()[keep] for k, v in (inputs or {}).items()}
     g_nan, r_nan = np.isnan(got), np.isnan(rounded)
     g_inf, r_inf = np.isinf(got), np.isinf(rounded)
     with np.errstate(invalid="ignore"):
@@ -108,4 +115,6 @@ def measure(
             ulp=float(err[i]) if comparable[i] else None,
         )
         worst.append(row)
-    return Stats(n, max_ulp, mean_ulp, float(correct.mean()) if n else 1.0, counts, worst), err
+    err_full = np.full(full, np.nan)
+    err_full[keep] = err
+    return Stats(n, max_ulp, mean_ulp, float(correct.mean()) if n else 1.0, counts, worst), err_full

@@ -136,17 +136,38 @@ def float32_sample(spec: Spec, params: dict[str, Any], size: int, seed: int = 0)
     return np.concatenate([edge_cases(spec, params, FLOAT32), body])
 
 
-def pointwise_inputs(spec: Spec, params: dict[str, Any], fmt: Format, size: int | None = None) -> np.ndarray:
+def half_subset(fmt: Format, size: int) -> np.ndarray:
+    """A quick subset of a 16-bit format: every k-th bit pattern (so every binade, evenly), the values
+    around zero, one, the largest finite and the breakpoints' neighbourhoods are left to the full run;
+    the specials (+-0, +-inf, NaN, extreme subnormals and normals) are always in."""
+    v = fmt.all_values()
+    finite = v[np.isfinite(v)]
+    step = max(1, finite.size // size)
+    pick = finite[::step]
+    tiny = [fmt.min_subnormal, fmt.min_normal, fmt.max_finite, 1.0]
+    extra = np.array(tiny + [-t for t in tiny] + [0.0, -0.0])
+    out = np.concatenate([pick, extra])
+    bits = np.unique(fmt.to_bits(out))
+    return np.concatenate([fmt.from_bits(bits), [-np.inf, np.inf, np.nan]])
+
+
+def pointwise_inputs(
+    spec: Spec, params: dict[str, Any], fmt: Format, size: int | None = None, half_size: int | None = None
+) -> np.ndarray:
     if fmt.bits == 16:
-        return fmt.all_values()
+        return fmt.all_values() if half_size is None else half_subset(fmt, half_size)
     return float32_sample(spec, params, size or DEFAULT_FLOAT32_SIZE)
 
 
-def inputs(spec: Spec, params: dict[str, Any], fmt: Format, size: int | None = None) -> tuple[np.ndarray, ...]:
-    """The input arrays of a check: (x,) for pointwise entries, (g, v[, c]) for gated ones."""
+def inputs(
+    spec: Spec, params: dict[str, Any], fmt: Format, size: int | None = None, half_size: int | None = None
+) -> tuple[np.ndarray, ...]:
+    """The input arrays of a check: (x,) for pointwise entries, (g, v[, c]) for gated ones.
+
+    `size`: float32 sample size; `half_size`: a subset of the 16-bit values (None: exhaustive)."""
     if spec.kind is Kind.NORMALIZER:
         raise ValueError(f"{spec.name} is a normalizer: its inputs are score rows (nonlin.accuracy.rows)")
-    x = pointwise_inputs(spec, params, fmt, size)
+    x = pointwise_inputs(spec, params, fmt, size, half_size)
     if spec.kind is Kind.POINTWISE:
         return (x,)
     rng = np.random.default_rng(1)
