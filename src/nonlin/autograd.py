@@ -20,13 +20,33 @@ _FLOATING = (torch.float64, torch.float32, torch.float16, torch.bfloat16)
 
 
 def compute_dtype(dtype: torch.dtype) -> torch.dtype:
-    """The dtype the eager path computes in: one step above half types' storage, fp64 for fp32.
+    """The dtype the eager path computes in: float64 for every input dtype.
 
     fp32 inputs are computed in fp64 so that composite formulas (erfc of a scaled argument, products of
-    gates) round to within half an ULP of float32 instead of accumulating several; the fused kernels
-    (nonlin.kernels) trade this for speed and the accuracy module measures both.
+    gates) round to within half an ULP of float32 instead of accumulating several. Half types too
+    (nonlin.accuracy, issue #3): in fp32 the double rounding fp32 -> bf16/fp16 misrounds the hard cases
+    (x sigma(x) ~ x/2 at subnormal x lands on a midpoint), and fp32 intermediates underflow where bf16
+    results are still representable; in fp64 the halves are correctly rounded (>= 99.9%). The fused
+    kernels (nonlin.kernels) trade this for speed and the accuracy module measures both.
     """
-    return torch.float64 if dtype in (torch.float32, torch.float64) else torch.float32
+    return torch.float64
+
+
+def round_to(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """`t` correctly rounded to `dtype` (nearest, ties to even).
+
+    torch converts float64 to bfloat16 and float16 through float32, rounding twice (1 + 2^-8 + 2^-30
+    becomes 1, not 1 + 2^-7). Rounding to float32 *to odd* first (an inexact result keeps its last bit set,
+    so it never lands on a half-type midpoint) makes the second rounding the correct one.
+    """
+    if t.dtype != torch.float64 or dtype not in (torch.bfloat16, torch.float16):
+        return t.to(dtype)
+    y = t.to(torch.float32)
+    inexact = (y.to(torch.float64) != t) & torch.isfinite(y)
+    even = (y.view(torch.int32) & 1) == 0
+    toward = torch.where(t > y.to(torch.float64), torch.inf, -torch.inf).to(torch.float32)
+    y = torch.where(inexact & even, torch.nextafter(y, toward), y)
+    return y.to(dtype)
 
 
 def check_floating(arg: str, x: Any) -> torch.Tensor:
@@ -58,7 +78,7 @@ class _SpecFunction(torch.autograd.Function):
         ctx.n_main, ctx.floats, ctx.tensor_names = n_main, floats, tensor_names
         ctx.save_for_backward(*tensors)
         args, params = _unpack([t.to(cd) for t in tensors], n_main, floats, tensor_names)
-        return body(TORCH, *args, **params).to(out_dtype)
+        return round_to(body(TORCH, *args, **params), out_dtype)
 
     @staticmethod
     def backward(ctx, grad_out):
@@ -74,7 +94,7 @@ class _SpecFunction(torch.autograd.Function):
             d = d if isinstance(d, tuple) else (d,)
             for i in range(ctx.n_main):
                 if needs[i]:
-                    grads[i] = _sum_to(go * d[i], tensors[i].shape).to(tensors[i].dtype)
+                    grads[i] = round_to(_sum_to(go * d[i], tensors[i].shape), tensors[i].dtype)
         rest = [i for i in range(ctx.n_main, len(tensors)) if needs[i]]
         if rest:
             with torch.enable_grad():
@@ -83,7 +103,7 @@ class _SpecFunction(torch.autograd.Function):
                 y = ctx.body(TORCH, *a2, **p2)
                 got = torch.autograd.grad(y, [leaves[i] for i in rest], go, allow_unused=True)
             for i, g in zip(rest, got, strict=True):
-                grads[i] = torch.zeros_like(tensors[i]) if g is None else g.to(tensors[i].dtype)
+                grads[i] = torch.zeros_like(tensors[i]) if g is None else round_to(g, tensors[i].dtype)
         return (None, None, None, None, None, None, *grads)
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import torch
 
 from nonlin import catalog as _catalog  # noqa: F401  (registers the catalog)
-from nonlin.autograd import apply, check_floating, compute_dtype
+from nonlin.autograd import apply, check_floating, compute_dtype, round_to
 from nonlin.registry import names, resolve, spec
 from nonlin.spec import Kind, Spec
 
@@ -107,7 +107,7 @@ def _normalizer(s: Spec, scores: torch.Tensor, dim: int, mask: torch.Tensor | No
     z = torch.where(alive, z, 0.0)
     w = s.torch_impl(z, keep | ~alive, **p)
     w = torch.where(alive, w, 0.0)
-    return w.movedim(-1, dim).to(scores.dtype)
+    return round_to(w.movedim(-1, dim), scores.dtype)
 
 
 def function(name: str) -> Callable[..., torch.Tensor]:

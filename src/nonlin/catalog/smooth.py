@@ -28,8 +28,10 @@ def _swish(m, x, beta):
 
 
 def _swish_grad(m, x, beta):
-    s = m.sigmoid(beta * x)
-    return s + m.gated(beta * x, s * m.sigmoid(-beta * x))
+    # s (1 + bx sigma(-bx)) rather than s + bx s sigma(-bx): the same rounding, but where s underflows the
+    # product is a zero with the sign of the true (negative) value instead of +0 + -0 = +0.
+    bx = beta * x
+    return m.gated(1.0 + m.gated(bx, m.sigmoid(-bx)), m.sigmoid(bx))
 
 
 def _gelu_tanh_arg(x):
@@ -43,9 +45,17 @@ def _gelu_tanh(m, x):
 
 def _gelu_tanh_grad(m, x):
     u = _gelu_tanh_arg(x)
-    s = m.sigmoid(u)
     du = 2.0 * _SQRT_2_OVER_PI * (1.0 + 3.0 * _GELU_TANH_C * x * x)
-    return s + m.gated(x * du, s * m.sigmoid(-u))
+    # s (1 + x u' sigma(-u)): where s underflows, a zero with the true value's sign (see _swish_grad)
+    return m.gated(1.0 + m.gated(x * du, m.sigmoid(-u)), m.sigmoid(u))
+
+
+def _gelu_grad(m, x):
+    # Phi(x) + x phi(x); where both terms underflow (x < -38 in float64) the sum is +0 + -0 = +0 while the
+    # true value is negative: keep the signed zero of the x phi(x) term there.
+    t = m.gated(x, m.norm_pdf(x))
+    y = m.norm_cdf(x) + t
+    return m.where((y == 0) & (t == 0), t, y)
 
 
 def _golu(m, x, alpha, beta, gamma):
@@ -155,7 +165,7 @@ SPECS = [
         formula=r"x\,\Phi(x)",
         summary="Gaussian error linear unit (exact, erf form).",
         forward=lambda m, x: m.gated(x, m.norm_cdf(x)),
-        derivative=lambda m, x: m.norm_cdf(x) + m.gated(x, m.norm_pdf(x)),
+        derivative=lambda m, x: _gelu_grad(m, x),
         aliases=("GELU", "gelu_erf", "gelu_python"),
         properties=props("zero_at_zero", "bounded_below", "smooth", "self_gated"),
         paper=Paper("Gaussian Error Linear Units (GELUs)", "arXiv:1606.08415", 2016),
@@ -220,7 +230,8 @@ SPECS = [
         formula=r"\sigma(x)\,(1 + x(1 - \sigma(x)))",
         summary="Derivative of SiLU, used as an activation (dSiLU).",
         forward=lambda m, x: _swish_grad(m, x, 1.0),
-        derivative=lambda m, x: (lambda s, r: s * r * 2.0 + m.gated(x * (r - s), s * r))(m.sigmoid(x), m.sigmoid(-x)),
+        # s r (2 + x (r - s)): where s r underflows, a zero with the true value's sign (see _swish_grad)
+        derivative=lambda m, x: (lambda s, r: m.gated(2.0 + x * (r - s), s * r))(m.sigmoid(x), m.sigmoid(-x)),
         aliases=("d_silu",),
         properties=props("bounded_below", "bounded_above", "smooth"),
         paper=Paper(

@@ -47,7 +47,13 @@ class TorchOps:
     # --- sigmoid family, each without overflow or cancellation ---
     @staticmethod
     def sigmoid(x):
-        return torch.sigmoid(x)
+        # torch.sigmoid is 1/(1+e^-x): e^-x overflows for x < -88.7 in float32, flushing results that are
+        # still representable (sigmoid(-89) = 2.2e-39) to 0. e^x/(1+e^x) below zero does not overflow.
+        if x.dtype == torch.float64:
+            return torch.sigmoid(x)  # float64 results below e^-709 round to 0 in every output format
+        t = torch.exp(-torch.abs(x))
+        r = 1.0 / (1.0 + t)
+        return torch.where(x >= 0, r, t * r)
 
     @staticmethod
     def softplus(x):
@@ -99,10 +105,14 @@ class TorchOps:
 
     @staticmethod
     def gated(x, g):
-        """x * g where a gate that underflowed to exactly 0 closes: 0 even for infinite x (the limit)."""
+        """x * g where a gate that underflowed to exactly 0 closes: 0 even for infinite x (the limit).
+
+        The zero carries x's sign (gates are >= 0): x * g is a tiny number of that sign that underflowed,
+        and nonlin.accuracy checks the sign of underflowed results."""
         if not isinstance(g, torch.Tensor):
-            return torch.zeros_like(x) if g == 0 else x * g
-        return torch.where(g == 0, torch.zeros_like(x * g), x * g)
+            return torch.copysign(torch.zeros_like(x), x) if g == 0 else x * g
+        xg = x * g
+        return torch.where(g == 0, torch.copysign(torch.zeros_like(xg), x), xg)
 
     @staticmethod
     def keep(cond, x):
