@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,8 @@ from nonlin.arena.summary import leaderboards
 from nonlin.arena.sweep import DEFAULT_ACTS, DEFAULT_OUT, DEFAULT_SEEDS, Sweep
 from nonlin.arena.tasks import task_names
 
-console = Console()
+# Leaderboards are wide: when the output is a file or a pipe, do not squeeze them into 80 columns.
+console = Console() if sys.stdout.isatty() else Console(width=160)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -83,30 +83,39 @@ def theory_init_(model: nn.Module, act: Act) -> None:
                 lin.bias.zero_()
 
 
-THEORY_COLUMNS = ("init_gain", "q_star", "chi_1", "sparsity_at_init")
+THEORY_COLUMNS = ("init_gain", "chi_1", "variance_slope", "sparsity_at_init")
 
 
 def theory_numbers(act: Act) -> dict[str, Any]:
-    """The theory figures shown next to an act's results (keys: THEORY_COLUMNS): the init gain, q* and chi_1
-    at that init (sigma_b = 0; chi_1 = 1 is the edge of chaos) and the exact-zero fraction at init. Empty
-    when nonlin.theory is not installed or the act is custom; an entry the theory cannot handle shows why.
-    (The critical sigma_w is left to ``nonlin theory NAME``: its root search takes seconds per entry.)"""
+    """The theory figures shown next to an act's results (keys: THEORY_COLUMNS), all at the init the theory
+    prescribes (W ~ N(0, g^2 / fan_in), g = init_gain, sigma_b = 0), where q = 1 is a fixed point of the
+    variance map V by construction: g; chi_1 = g^2 E[phi'(u)^2] (1: the edge of chaos; > 1 gradients grow
+    with depth); V'(1), the slope of the variance map at that fixed point (> 1: unstable, small deviations
+    of the variance grow layer after layer); P(phi(u) = 0), u ~ N(0, 1). Empty when nonlin.theory is not
+    installed or the act is custom; an entry the theory cannot handle shows why instead of a number."""
     theory = theory_module()
-    if theory is None or not hasattr(theory, "init_gain") or act.name is None or act.kind == "normalizer":
+    if theory is None or act.name is None or act.kind == "normalizer":
         return {}
     params = dict(act.params)
     out: dict[str, Any] = {}
-    try:
-        out["init_gain"] = float(theory.init_gain(act.name, **params))
-        fp = theory.fixed_point(act.name, sigma_w=out["init_gain"], sigma_b=0.0, **params)
-        out["q_star"], out["chi_1"] = float(fp.q_star), float(fp.chi_1)
-    except Exception as err:  # theory may not cover an entry; show why rather than hide the column
-        out.setdefault("init_gain", f"n/a ({type(err).__name__})")
-    try:
-        out["sparsity_at_init"] = float(theory.sparsity_at_init(act.name, **params).zero_fraction)
-    except Exception as err:
-        out["sparsity_at_init"] = f"n/a ({type(err).__name__})"
+    calls = {
+        "init_gain": lambda: float(theory.init_gain(act.name, **params)),
+        "chi_1": lambda: float(theory.chi_1(act.name, 1.0, sigma_w=out["init_gain"], **params)),
+        "variance_slope": lambda: _slope(theory, act.name, out["init_gain"], params),
+        "sparsity_at_init": lambda: float(theory.sparsity_at_init(act.name, **params).zero_fraction),
+    }
+    for key, call in calls.items():
+        try:
+            out[key] = call()
+        except Exception as err:  # theory may not cover an entry; show why rather than hide the column
+            out[key] = f"n/a ({type(err).__name__})"
     return out
+
+
+def _slope(theory, name: str, gain: float, params: dict[str, Any], h: float = 1e-4) -> float:
+    """V'(1) by a central difference of nonlin.theory.variance_map (smooth in q for every entry)."""
+    lo, hi = (float(theory.variance_map(name, q, sigma_w=gain, sigma_b=0.0, **params)) for q in (1 - h, 1 + h))
+    return (hi - lo) / (2 * h)
 
 
 def _watch():

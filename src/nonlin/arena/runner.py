@@ -102,6 +102,7 @@ class _PeakMemory:
 
     def __init__(self) -> None:
         self.resettable = False
+        _release_free_heap()
         try:
             with open("/proc/self/clear_refs", "w") as f:
                 f.write("5")
@@ -130,6 +131,17 @@ class _PeakMemory:
 
         scale = 1 if platform.system() == "Darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
+
+
+def _release_free_heap() -> None:
+    """Give memory freed by earlier runs back to the OS (glibc keeps it otherwise), so that the resident size
+    at the start of a run is its true baseline and the peak above it is this run's own."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc (macOS, musl): the baseline includes retained heap
+        pass
 
 
 def _thin(points: list[tuple[int, float]]) -> list[tuple[int, float]]:
