@@ -58,6 +58,32 @@ def _bary_matrix(x: torch.Tensor, nodes: torch.Tensor, weights: torch.Tensor) ->
     return r
 
 
+def _cheb_coeffs(values: torch.Tensor) -> torch.Tensor:
+    """Chebyshev coefficients [..., N] of the interpolant through `values` [..., N] at our Lobatto nodes
+    (theta increasing from 0 to pi, i.e. t = 2 theta / pi - 1 = -cos(pi k / (N - 1)))."""
+    n = values.shape[-1]
+    f = values.flip(-1)  # now at x_j = cos(pi j / (N - 1)), j = 0..N-1
+    j = torch.arange(n, dtype=DTYPE)
+    C = torch.cos(math.pi * j[:, None] * j[None, :] / (n - 1))  # [k, j]
+    w = torch.ones(n, dtype=DTYPE)
+    w[0] = w[-1] = 0.5
+    c = (f * w) @ C.T * (2.0 / (n - 1))
+    c[..., 0] *= 0.5
+    c[..., -1] *= 0.5
+    return c
+
+
+def _clenshaw(theta: torch.Tensor, coeffs: torch.Tensor) -> torch.Tensor:
+    """Evaluate sum_k c_k T_k(t), t = 2 theta / pi - 1, for coeffs [K, N]: returns [K, len(theta)]."""
+    t = (2.0 / math.pi) * theta - 1.0
+    K, n = coeffs.shape
+    b1 = torch.zeros(K, t.shape[0], dtype=DTYPE)
+    b2 = torch.zeros_like(b1)
+    for k in range(n - 1, 0, -1):
+        b1, b2 = coeffs[:, k : k + 1] + 2.0 * t * b1 - b2, b1
+    return coeffs[:, :1] + t * b1 - b2
+
+
 def _as_inputs(X: Any) -> tuple[torch.Tensor, bool]:
     if isinstance(X, np.ndarray):
         t, is_np = torch.from_numpy(np.asarray(X, dtype=np.float64)), True
@@ -148,18 +174,34 @@ def _layer_cross(
     out = torch.empty(n_k, n, n, dtype=DTYPE)
     reps, inv = _groups(q)
     G = reps.shape[0]
+    n_pairs = n * (n - 1) // 2
+    n_tables = G * (G + 1) // 2 if exact_groups >= G else logq_nodes * (logq_nodes + 1) // 2
+    if n_pairs <= 33 * n_tables:
+        # Few inputs: direct quadrature per pair is cheaper than any table (33 angles at least), and exact.
+        i, j = torch.triu_indices(n, n, 1)
+        vals = m.cross(q[i].clamp_min(1e-300), q[j].clamp_min(1e-300), theta[i, j], grad=grad)
+        out[:, i, j] = vals
+        out[:, j, i] = vals
+        return out  # diagonals are filled from 1-D moments by the caller
     if exact_groups >= G:
         ia_, ib_ = torch.triu_indices(G, G)
         qe = reps.clamp_min(1e-300)
         tn, tw, tab = _theta_table(m, qe[ia_], qe[ib_], grad, tol, MAX_THETA_NODES)  # [K, P, Nt]
         members = [torch.nonzero(inv == g).reshape(-1) for g in range(G)]
+        coeffs = _cheb_coeffs(tab)  # [K, P, Nt]
         for p in range(ia_.shape[0]):
             a, b = int(ia_[p]), int(ib_[p])
             ia, ib = members[a], members[b]
-            Bm = _bary_matrix(theta[ia][:, ib].reshape(-1), tn, tw)  # [pairs, Nt]
-            vals = (Bm @ tab[:, p, :].T).T.reshape(n_k, ia.shape[0], ib.shape[0])
-            out[:, ia[:, None], ib[None, :]] = vals
-            out[:, ib[:, None], ia[None, :]] = vals.transpose(1, 2)
+            if a == b:  # one triangle of a symmetric block
+                r, c = torch.triu_indices(ia.shape[0], ia.shape[0])
+                i, j = ia[r], ia[c]
+            else:
+                i = ia[:, None].expand(-1, ib.shape[0]).reshape(-1)
+                j = ib[None, :].expand(ia.shape[0], -1).reshape(-1)
+            # Clenshaw on Chebyshev coefficients: memory O(pairs), not O(pairs x nodes).
+            vals = _clenshaw(theta[i, j], coeffs[:, p, :])  # [K, pairs]
+            out[:, i, j] = vals
+            out[:, j, i] = vals
         return out
     # Many distinct variances: tabulate the normalised moments E[f(u1) f(u2)] / sqrt(E[f(u1)^2] E[f(u2)^2])
     # (correlations, bounded and slowly varying in q; exactly q-independent for homogeneous units) on
