@@ -3,8 +3,8 @@
 float32 (default 1,048,576 values plus edge cases):
 - the interesting range 2^-40 <= |x| < 2^12: an equal share for every binade and sign, uniform in the bits
   within the binade (so every significand pattern is equally likely);
-- every other binade (subnormals to the largest finite), 256 values each per sign: the tails are checked
-  in every binade, but more cheaply;
+- every other binade (subnormals to the largest finite), 256 values each per sign (size/4096, at least 2,
+  in smaller quick samples): the tails are checked in every binade, but more cheaply;
 - edge cases: each breakpoint of the entry (kinks and jumps from `spec.breakpoints`, at the params) and
   its 64 neighbours on each side; thresholds where exp-like functions overflow or underflow in float32,
   float64 and where torch switches formulas (softplus's 20); around zero (subnormals, the smallest
@@ -123,7 +123,8 @@ def float32_sample(spec: Spec, params: dict[str, Any], size: int, seed: int = 0)
     rng = np.random.default_rng(seed)
     lo, hi = INTERESTING
     tail_binades = [e for e in range(-149, 128) if not lo <= e < hi]
-    n_tail = len(tail_binades) * 2 * TAIL_PER_BINADE
+    tail_per = max(2, min(TAIL_PER_BINADE, size // 4096))  # 256 at the default size; fewer in quick checks
+    n_tail = len(tail_binades) * 2 * tail_per
     per = max(1, (size - n_tail) // (2 * (hi - lo)))
     parts = []
     for e in range(lo, hi):
@@ -131,7 +132,7 @@ def float32_sample(spec: Spec, params: dict[str, Any], size: int, seed: int = 0)
             parts.append(sign * _float32_bits_in_binade(rng, e, per))
     for e in tail_binades:
         for sign in (1.0, -1.0):
-            parts.append(sign * _float32_bits_in_binade(rng, e, TAIL_PER_BINADE))
+            parts.append(sign * _float32_bits_in_binade(rng, e, tail_per))
     body = np.concatenate(parts)
     return np.concatenate([edge_cases(spec, params, FLOAT32), body])
 
