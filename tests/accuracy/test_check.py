@@ -17,10 +17,27 @@ QUICK = {"size": 1024, "half_size": 1024}
 KNOWN_MISSES = {
     # x g(x) with g(0) = 1/2: at bf16 subnormals x/2 is a midpoint and the true value differs from it by
     # ~x^2 g'(0), 2^-126 relative: invisible in float64, so ~128 bf16 inputs round to even (0.5 ULP).
-    **{n: "bf16 subnormal midpoints" for n in (
-        "gelu", "gelu_tanh", "quick_gelu", "silu", "swish", "aptx", "xsilu", "xgelu", "xatlu", "hardswish",
-        "geglu", "geglu_tanh", "swiglu", "kappa_swiglu", "clamped_swiglu", "gpt_oss_swiglu",
-    )},
+    **{
+        n: "bf16 subnormal midpoints"
+        for n in (
+            "gelu",
+            "gelu_tanh",
+            "quick_gelu",
+            "silu",
+            "swish",
+            "aptx",
+            "xsilu",
+            "xgelu",
+            "xatlu",
+            "hardswish",
+            "geglu",
+            "geglu_tanh",
+            "swiglu",
+            "kappa_swiglu",
+            "clamped_swiglu",
+            "gpt_oss_swiglu",
+        )
+    },
     "rrelu": "eval slope 0.5*(1/8+1/3) is a rounded float: many products land within 2^-53 of a midpoint",
     # derivatives whose terms both underflow in float64: +0 + -0 = +0 where the true value is negative
     **{n: "signed zero of underflowed gradient" for n in ("mish", "golu", "crrelu")},
@@ -28,7 +45,7 @@ KNOWN_MISSES = {
 
 
 def test_wrong_gelu_is_caught():
-    tanh_gelu = lambda x: F.gelu(x, approximate="tanh")  # noqa: E731
+    tanh_gelu = lambda x: F.gelu(x, approximate="tanh")
     r = check("gelu", impl=tanh_gelu, dtypes=("float32",), backward=False, **QUICK)
     assert r.max_ulp["float32"]["forward"] > 1e3
 
@@ -79,7 +96,7 @@ def test_unknown_entry():
 
 
 def test_impl_not_importable():
-    with pytest.raises(ValueError, match="cannot import module 'no_such_pkg.ops'"):
+    with pytest.raises(ValueError, match=r"cannot import module 'no_such_pkg\.ops'"):
         check("gelu", impl="no_such_pkg.ops:gelu")
     with pytest.raises(ValueError, match="has no attribute 'nope'"):
         check("gelu", impl="math:nope")
@@ -97,9 +114,9 @@ def test_no_torch_equivalent():
 def test_wrong_shape_and_dtype():
     with pytest.raises(ValueError, match="returned shape"):
         check("relu", impl=lambda x: x.sum(), dtypes=("bfloat16",), **QUICK)
-    with pytest.raises(TypeError, match="returned dtype torch.float64"):
+    with pytest.raises(TypeError, match=r"returned dtype torch\.float64"):
         check("relu", impl=lambda x: x.double(), dtypes=("float16",), **QUICK)
-    with pytest.raises(TypeError, match="expected a torch.Tensor"):
+    with pytest.raises(TypeError, match=r"expected a torch\.Tensor"):
         check("relu", impl=lambda x: math.pi, dtypes=("float16",), **QUICK)
 
 

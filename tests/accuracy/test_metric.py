@@ -21,10 +21,8 @@ def test_adjacent_values_are_one_ulp_apart(fmt):
     x = fmt.to_tensor(np.array([1.0, 3.5, 1e-3, -7.25, fmt.min_normal, fmt.min_subnormal, 100.0]))
     nxt = torch.nextafter(x.float(), torch.tensor(math.inf)).to(fmt.torch_dtype) if fmt is FLOAT32 else None
     a = x.double().numpy()
-    if nxt is None:  # 16-bit: step the bit pattern
-        b = fmt.from_bits(fmt.to_bits(a) + np.where(a >= 0, 1, -1))
-    else:
-        b = nxt.double().numpy()
+    # 16-bit: step the bit pattern
+    b = fmt.from_bits(fmt.to_bits(a) + np.where(a >= 0, 1, -1)) if nxt is None else nxt.double().numpy()
     np.testing.assert_allclose(ulp_error(b, a, fmt), 1.0)
 
 
@@ -76,7 +74,7 @@ def test_round_mpfs_ties_and_near_ties():
     m = 1 + 2.0**-24  # float32 midpoint between 1 and 1 + 2^-23
     with mpmath.workdps(50):
         ys = [mpmath.mpf(m) + mpmath.mpf(2) ** -100, mpmath.mpf(m) - mpmath.mpf(2) ** -100, mpmath.mpf(m)]
-        ys.append(-mpmath.mpf(10) ** -400)  # below float64: sign kept
+        ys.append(-(mpmath.mpf(10) ** -400))  # below float64: sign kept
     r, _, zero = round_mpfs(ys, FLOAT32)
     assert list(r[:3]) == [1 + 2.0**-23, 1.0, 1.0]
     assert r[3] == 0 and np.signbit(r[3]) and not zero[3]

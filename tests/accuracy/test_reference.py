@@ -29,8 +29,10 @@ def test_interval_path_matches_mpmath(name):
         args.append(np.full(x.size, 0.5))
     for derivative in (False, True):
         fast = evaluate(s, p, args, FLOAT32, derivative)
-        body = (s.eval_derivative if derivative else s.eval_forward) if s.stochastic else (
-            s.derivative if derivative else s.forward
+        body = (
+            (s.eval_derivative if derivative else s.eval_forward)
+            if s.stochastic
+            else (s.derivative if derivative else s.forward)
         )
         with mpmath.workdps(50):
             ys = []
