@@ -73,8 +73,8 @@ if __name__ == "__main__":
     ("how", "workers"),
     [
         ("SIGKILL", 0),
-        ("SIGINT", 0),
-        # a pool of worker processes (slow: spawning them); SIGINT is Ctrl-C in a terminal
+        # SIGINT is Ctrl-C in a terminal; 2 workers: a pool of worker processes (slow: spawning them)
+        pytest.param("SIGINT", 0, marks=pytest.mark.slow),
         pytest.param("SIGKILL", 2, marks=pytest.mark.slow),
         pytest.param("SIGINT", 2, marks=pytest.mark.slow),
     ],
