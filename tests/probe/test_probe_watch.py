@@ -170,7 +170,7 @@ def test_table_and_json(tmp_path):
     data = json.loads(w.to_json(tmp_path / "w.json").read_text())
     assert data["environment"]["torch"] == torch.__version__
     assert [r["layer"] for r in data["layers"]] == ["blocks.0.act", "blocks.1.act"]
-    assert len(data["series"]["blocks.0.act [eval]"]) == 2  # (the plot is drawn in tests/probe/test_cli.py)
+    assert len(data["series"]["blocks.0.act [eval]"]) == 2  # (the plot is drawn in tests/probe/test_probe_cli.py)
 
 
 def test_unit_dim_for_channels():
