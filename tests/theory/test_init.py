@@ -33,12 +33,12 @@ def test_kaiming_normal_std(name):
 @pytest.mark.parametrize("name", ["tanh", "selu"])
 def test_kaiming_keeps_variance_through_deep_net(name):
     # The gain makes q = 1 a fixed point; where it is a stable one (V'(1) < 1, true for tanh and selu, not
-    # for gelu or silu) 20 layers of a wide random net stay near it.
+    # for gelu or silu) 12 layers of a wide random net stay near it.
     assert theory.fixed_point(name, theory.init_gain(name), 0.0).slope_q < 1
     g = torch.Generator().manual_seed(1)
-    h = torch.randn(64, 512, generator=g, dtype=torch.float64)
+    h = torch.randn(32, 512, generator=g, dtype=torch.float64)
     f = nonlin.functional.function(name)
-    for _ in range(20):
+    for _ in range(12):
         w = torch.empty(512, 512, dtype=torch.float64)
         nonlin.init.kaiming_normal_(w, nonlinearity=name, generator=g)
         h = f(h) @ w.T
@@ -49,5 +49,5 @@ def test_edge_of_chaos_init():
     lin = torch.nn.Linear(1024, 1024).double()
     sw, sb = nonlin.init.edge_of_chaos_(lin.weight, lin.bias, nonlinearity="tanh", sigma_b=0.0)
     assert sw == pytest.approx(1.0, rel=1e-9) and sb == 0.0
-    assert lin.weight.std().item() * math.sqrt(1024) == pytest.approx(1.0, rel=1e-2)
-    assert float(lin.bias.abs().max()) == 0.0
+    assert lin.weight.detach().std().item() * math.sqrt(1024) == pytest.approx(1.0, rel=1e-2)
+    assert float(lin.bias.detach().abs().max()) == 0.0
