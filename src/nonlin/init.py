@@ -53,6 +53,17 @@ def _fan(tensor: torch.Tensor, mode: str) -> int:
     return fan_in if mode == "fan_in" else fan_out
 
 
+def _kaiming_gain(nonlinearity: str, a: float, params: dict[str, Any]) -> float:
+    """torch's `a` is leaky_relu's slope; an explicit alpha= wins (they must agree when both are given)."""
+    if _spec(nonlinearity).name != "leaky_relu":
+        return calculate_gain(nonlinearity, **params)
+    if "alpha" in params:
+        if a not in (0, params["alpha"]):
+            raise ValueError(f"leaky_relu: a={a!r} and alpha={params['alpha']!r} disagree; give one of them")
+        return calculate_gain(nonlinearity, **params)
+    return calculate_gain(nonlinearity, a)
+
+
 def kaiming_normal_(
     tensor: torch.Tensor,
     a: float = 0.0,
@@ -62,7 +73,7 @@ def kaiming_normal_(
     **params: Any,
 ) -> torch.Tensor:
     """N(0, gain^2 / fan) with the gain of any catalog entry. `a` is leaky_relu's slope, as in torch."""
-    gain = calculate_gain(nonlinearity, a if _spec(nonlinearity).name == "leaky_relu" else None, **params)
+    gain = _kaiming_gain(nonlinearity, a, params)
     std = gain / math.sqrt(_fan(tensor, mode))
     with torch.no_grad():
         return tensor.normal_(0.0, std, generator=generator)
@@ -77,7 +88,7 @@ def kaiming_uniform_(
     **params: Any,
 ) -> torch.Tensor:
     """U(-b, b), b = gain * sqrt(3 / fan): the same variance as kaiming_normal_."""
-    gain = calculate_gain(nonlinearity, a if _spec(nonlinearity).name == "leaky_relu" else None, **params)
+    gain = _kaiming_gain(nonlinearity, a, params)
     bound = gain * math.sqrt(3.0 / _fan(tensor, mode))
     with torch.no_grad():
         return tensor.uniform_(-bound, bound, generator=generator)

@@ -51,3 +51,12 @@ def test_edge_of_chaos_init():
     assert sw == pytest.approx(1.0, rel=1e-9) and sb == 0.0
     assert lin.weight.detach().std().item() * math.sqrt(1024) == pytest.approx(1.0, rel=1e-2)
     assert float(lin.bias.detach().abs().max()) == 0.0
+
+
+def test_leaky_relu_slope_from_a_or_alpha():
+    w = torch.empty(4, 4)
+    torch_gain = torch.nn.init.calculate_gain("leaky_relu", 0.2)
+    assert nonlin.init._kaiming_gain("leaky_relu", 0.2, {}) == pytest.approx(torch_gain)
+    assert nonlin.init._kaiming_gain("leaky_relu", 0.0, {"alpha": 0.2}) == pytest.approx(torch_gain)
+    with pytest.raises(ValueError, match="disagree"):
+        nonlin.init.kaiming_normal_(w, a=0.1, nonlinearity="leaky_relu", alpha=0.2)
