@@ -46,7 +46,9 @@ def main() -> None:
     crit = theory.edge_of_chaos("tanh", math.sqrt(0.05))
 
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4.2))
-    im = a.pcolormesh(sw2, sb2, np.log(chi), cmap="RdBu_r", vmin=-1, vmax=1, shading="auto")
+    im = a.pcolormesh(sw2, sb2, np.log(chi), cmap="RdBu_r", vmin=-0.5, vmax=0.5, shading="auto")
+    # The grid's own chi_1 = 1 contour (white, dashed) lies on the critical line (black): two computations.
+    a.contour(sw2, sb2, np.log(chi), levels=[0.0], colors="w", linestyles="--", linewidths=1)
     fig.colorbar(im, ax=a, label="log χ1")
     a.plot(line["sigma_w"][keep] ** 2, line["sigma_b"][keep] ** 2, "k-", lw=2, label="χ1 = 1")
     a.set(xlabel="σw²", ylabel="σb²", title="tanh: ordered (blue) / chaotic (red)")

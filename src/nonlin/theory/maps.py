@@ -336,17 +336,32 @@ def _critical_sigma_w(m: Model, sigma_b: float, q0: float) -> float:
     qs = torch.logspace(-12, 12, 241, dtype=DTYPE)
     hv = h(qs)
     tiny = torch.tensor([Q_TINY], dtype=DTYPE)
-    if sigma_b == 0.0 and abs(float(h(tiny))) <= 1e-13:
+    h_tiny = float(h(tiny))
+    if sigma_b == 0.0 and math.isfinite(h_tiny) and abs(h_tiny) <= 1e-13 and float(m.g2(tiny)) > 0:
         # sigma_b = 0: the critical point sits on the collapsed fixed point q* -> 0 when the line starts there.
         if not bool((hv[:40].abs() > 1e-9 * qs[:40]).all()):
             return 1.0 / math.sqrt(float(m.g2(tiny)))
         return 1.0 / math.sqrt(float(m.g2(tiny)))
-    sign_change = torch.nonzero((hv[:-1] < 0) & (hv[1:] >= 0) | (hv[:-1] > 0) & (hv[1:] <= 0))
+    ok = torch.isfinite(hv)
+    sign_change = torch.nonzero(ok[:-1] & ok[1:] & (((hv[:-1] < 0) & (hv[1:] >= 0)) | ((hv[:-1] > 0) & (hv[1:] <= 0))))
     if sign_change.numel():
-        i = int(sign_change[0])
+        # Sparse units can meet sigma_b twice along the line (a tiny-q root needing a huge sigma_w, and the
+        # useful one): take the smallest sigma_w among roots whose fixed point is stable (V'(q*) <= 1).
         f = lambda q: float(h(torch.tensor([q], dtype=DTYPE)))
-        q_root = brentq(f, float(qs[i]), float(qs[i + 1]), xtol=1e-300, rtol=1e-15)
-        return 1.0 / math.sqrt(float(m.g2(torch.tensor([q_root], dtype=DTYPE))))
+        best, best_stable = math.inf, math.inf
+        for i in sign_change.reshape(-1).tolist():
+            q_root = brentq(f, float(qs[i]), float(qs[i + 1]), xtol=1e-300, rtol=1e-15)
+            qt = torch.tensor([q_root], dtype=DTYPE)
+            sw = 1.0 / math.sqrt(float(m.g2(qt)))
+            # Keep roots the variance map actually reaches from q0 (else the unit sits elsewhere, e.g. dead).
+            reached, _ = _fixed_point_q(m, sw, sigma_b, q0)
+            if not (math.isfinite(reached) and abs(reached - q_root) <= 1e-6 * max(q_root, 1e-300)):
+                continue
+            best = min(best, sw)
+            if sw**2 * float(m.m2_slope(qt)) <= 1.0 + 1e-9:
+                best_stable = min(best_stable, sw)
+        if math.isfinite(best_stable) or math.isfinite(best):
+            return best_stable if math.isfinite(best_stable) else best
     # No finite q* on the line (e.g. relu with sigma_b > 0: q* diverges at criticality): scan sigma_w.
     hw = lambda sw: _chi1_at(m, sw, sigma_b, q0) - 1.0
     grid = np.geomspace(1e-2, 1e2, 21)
@@ -356,7 +371,9 @@ def _critical_sigma_w(m: Model, sigma_b: float, q0: float) -> float:
         if val == 0.0:
             return float(sw)
         if prev_h is not None and (prev_h < 0) != (val < 0):
-            return float(brentq(hw, prev_sw, sw, xtol=1e-15, rtol=1e-15))
+            root = float(brentq(hw, prev_sw, sw, xtol=1e-15, rtol=1e-15))
+            # A jump of chi_1 (the reached fixed point switching branch) is not a critical point.
+            return root if abs(hw(root)) <= 1e-6 else math.nan
         prev_sw, prev_h = sw, val
     return math.nan
 
