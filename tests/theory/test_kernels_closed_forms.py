@@ -48,7 +48,7 @@ def _closed(kind: str, X: torch.Tensor, depth: int):
     return out
 
 
-def _check(kind: str, name: str, depth: int, ntk: bool = True):
+def _check(kind: str, name: str, depth: int, ntk: bool = True, near_pair_ntk_tol: float = 1e-10):
     X = _sphere_inputs()
     seq = theory.kernel_sequence(name, X, depth, SW, SB, ntk=ntk)
     want = _closed(kind, X, depth)
@@ -60,8 +60,12 @@ def _check(kind: str, name: str, depth: int, ntk: bool = True):
         assert err <= 1e-10, f"{name} NNGP depth {layer}: relative error {err:.2e}"
         if ntk:
             st = torch.sqrt(torch.diagonal(Th)[:, None] * torch.diagonal(Th)[None, :])
-            err_t = ((got.ntk - Th).abs() / st).max().item()
+            rel = (got.ntk - Th).abs() / st
+            near = rel[0, 1].item()  # the pair with 1 - c ~ 1e-8
+            rel[0, 1] = rel[1, 0] = 0.0
+            err_t = rel.max().item()
             assert err_t <= 1e-10, f"{name} NTK depth {layer}: relative error {err_t:.2e}"
+            assert near <= near_pair_ntk_tol, f"{name} NTK depth {layer}, 1 - c ~ 1e-8: relative error {near:.2e}"
 
 
 def test_relu_arccos_nngp_ntk():
@@ -79,7 +83,10 @@ def test_identity_linear_kernels():
 @pytest.mark.slow
 @pytest.mark.parametrize(("kind", "name"), [("relu", "relu"), ("erf", "erf"), ("identity", "identity")])
 def test_closed_forms_depth_20(kind, name):
-    _check(kind, name, 20)
+    # relu's NTK moves like sqrt(1 - c) near c = 1 and deep ordered layers push the near pair's 1 - c below
+    # 1e-9: a rounding-level error in c (in the reference as much as here) then moves it by ~1e-10 by
+    # depth 8. That pair gets 1e-9; every other pair and every NNGP entry keeps 1e-10.
+    _check(kind, name, 20, near_pair_ntk_tol=1e-9)
 
 
 @pytest.mark.slow
