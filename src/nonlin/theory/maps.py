@@ -337,7 +337,7 @@ def _critical_sigma_w(m: Model, sigma_b: float, q0: float) -> float:
     hv = h(qs)
     tiny = torch.tensor([Q_TINY], dtype=DTYPE)
     h_tiny = float(h(tiny))
-    if sigma_b == 0.0 and math.isfinite(h_tiny) and abs(h_tiny) <= 1e-13 and float(m.g2(tiny)) > 0:
+    if sigma_b == 0.0 and math.isfinite(h_tiny) and abs(h_tiny) <= 1e-13 and float(m.g2(tiny)) > 1e-12:
         # sigma_b = 0: the critical point sits on the collapsed fixed point q* -> 0 when the line starts there.
         if not bool((hv[:40].abs() > 1e-9 * qs[:40]).all()):
             return 1.0 / math.sqrt(float(m.g2(tiny)))
