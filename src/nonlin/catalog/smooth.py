@@ -50,12 +50,17 @@ def _gelu_tanh_grad(m, x):
     return m.gated(1.0 + m.gated(x * du, m.sigmoid(-u)), m.sigmoid(u))
 
 
+def signed_sum(m, a, t):
+    """a + t, except that where both are zero the result is t's zero: when a tiny positive term and a tiny
+    negative one both underflow, +0 + (-0) = +0 would lose the sign of the (dominant, negative) term t."""
+    y = a + t
+    return m.where((y == 0) & (t == 0), t, y)
+
+
 def _gelu_grad(m, x):
     # Phi(x) + x phi(x); where both terms underflow (x < -38 in float64) the sum is +0 + -0 = +0 while the
     # true value is negative: keep the signed zero of the x phi(x) term there.
-    t = m.gated(x, m.norm_pdf(x))
-    y = m.norm_cdf(x) + t
-    return m.where((y == 0) & (t == 0), t, y)
+    return signed_sum(m, m.norm_cdf(x), m.gated(x, m.norm_pdf(x)))
 
 
 def _golu(m, x, alpha, beta, gamma):
@@ -67,7 +72,7 @@ def _golu_grad(m, x, alpha, beta, gamma):
     g = m.exp(-beta * e)
     # x * beta*gamma*e * g written as one exponential, so no inf * 0 when e overflows and g underflows.
     tail = m.where(gamma * x > -700.0, beta * gamma * m.exp(-gamma * x - beta * e), m.zeros_like(x))
-    return alpha * (g + m.gated(x, tail))
+    return alpha * signed_sum(m, g, m.gated(x, tail))
 
 
 def _mish(m, x):
@@ -76,7 +81,7 @@ def _mish(m, x):
 
 def _mish_grad(m, x):
     sp = m.softplus(x)
-    return m.tanh(sp) + m.gated(x, m.sech2(sp) * m.sigmoid(x))
+    return signed_sum(m, m.tanh(sp), m.gated(x, m.sech2(sp) * m.sigmoid(x)))
 
 
 def _xgate(m, x, g, alpha):
@@ -278,7 +283,7 @@ SPECS = [
         # alpha + tanh(u) = (alpha - 1) + 2 sigmoid(2u): exact, and no cancellation for alpha = 1.
         forward=lambda m, x, alpha, beta, gamma: gamma * m.gated(x, (alpha - 1.0) + 2.0 * m.sigmoid(2.0 * beta * x)),
         derivative=lambda m, x, alpha, beta, gamma: (
-            gamma * ((alpha - 1.0) + 2.0 * m.sigmoid(2.0 * beta * x) + m.gated(beta * x, m.sech2(beta * x)))
+            gamma * signed_sum(m, (alpha - 1.0) + 2.0 * m.sigmoid(2.0 * beta * x), m.gated(beta * x, m.sech2(beta * x)))
         ),
         params=(
             P("alpha", 1.0, "gate offset", learnable=True),
@@ -296,8 +301,8 @@ SPECS = [
         formula=r"x\left[(1+2\alpha)\sigma(x) - \alpha\right]",
         summary="SiLU with an expanded gating range (alpha learnable, 0 = SiLU).",
         forward=lambda m, x, alpha: m.gated(x, _xgate(m, x, m.sigmoid(x), alpha)),
-        derivative=lambda m, x, alpha: (
-            _xgate(m, x, m.sigmoid(x), alpha) + (1.0 + 2.0 * alpha) * m.gated(x, m.sigmoid(x) * m.sigmoid(-x))
+        derivative=lambda m, x, alpha: signed_sum(
+            m, _xgate(m, x, m.sigmoid(x), alpha), (1.0 + 2.0 * alpha) * m.gated(x, m.sigmoid(x) * m.sigmoid(-x))
         ),
         params=(P("alpha", 0.0, "gate range expansion", learnable=True, learned_by_default=True, init="zeros"),),
         aliases=("xSiLU",),
@@ -311,8 +316,8 @@ SPECS = [
         formula=r"x\left[(1+2\alpha)\Phi(x) - \alpha\right]",
         summary="GELU with an expanded gating range (alpha learnable, 0 = GELU).",
         forward=lambda m, x, alpha: m.gated(x, _xgate(m, x, m.norm_cdf(x), alpha)),
-        derivative=lambda m, x, alpha: (
-            _xgate(m, x, m.norm_cdf(x), alpha) + (1.0 + 2.0 * alpha) * m.gated(x, m.norm_pdf(x))
+        derivative=lambda m, x, alpha: signed_sum(
+            m, _xgate(m, x, m.norm_cdf(x), alpha), (1.0 + 2.0 * alpha) * m.gated(x, m.norm_pdf(x))
         ),
         params=(P("alpha", 0.0, "gate range expansion", learnable=True, learned_by_default=True, init="zeros"),),
         aliases=("xGELU",),
@@ -382,8 +387,10 @@ SPECS = [
         family="smooth",
         formula=r"\max(0,x) + \varepsilon\, x\, e^{-x^2/2}",
         summary="Correction-regularised ReLU (learnable epsilon).",
-        forward=lambda m, x, eps: m.maximum(x, 0.0) + eps * m.gated(x, m.exp(-0.5 * x * x)),
-        derivative=lambda m, x, eps: m.indicator(x > 0, x) + eps * m.gated(1.0 - x * x, m.exp(-0.5 * x * x)),
+        forward=lambda m, x, eps: signed_sum(m, m.maximum(x, 0.0), eps * m.gated(x, m.exp(-0.5 * x * x))),
+        derivative=lambda m, x, eps: signed_sum(
+            m, m.indicator(x > 0, x), eps * m.gated(1.0 - x * x, m.exp(-0.5 * x * x))
+        ),
         params=(
             P(
                 "eps",

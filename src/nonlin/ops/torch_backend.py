@@ -47,10 +47,9 @@ class TorchOps:
     # --- sigmoid family, each without overflow or cancellation ---
     @staticmethod
     def sigmoid(x):
-        # torch.sigmoid is 1/(1+e^-x): e^-x overflows for x < -88.7 in float32, flushing results that are
-        # still representable (sigmoid(-89) = 2.2e-39) to 0. e^x/(1+e^x) below zero does not overflow.
-        if x.dtype == torch.float64:
-            return torch.sigmoid(x)  # float64 results below e^-709 round to 0 in every output format
+        # torch.sigmoid is 1/(1+e^-x): e^-x overflows for x < -88.7 in float32 (-709.8 in float64), flushing
+        # results that are still representable (sigmoid(-89) = 2.2e-39 in float32; in float64 the subnormal
+        # tail carries the sign of products like x sigma(x)). e^x/(1+e^x) below zero does not overflow.
         t = torch.exp(-torch.abs(x))
         r = 1.0 / (1.0 + t)
         return torch.where(x >= 0, r, t * r)
