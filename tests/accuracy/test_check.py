@@ -39,12 +39,6 @@ KNOWN_MISSES = {
         )
     },
     "rrelu": "eval slope 0.5*(1/8+1/3) is a rounded float: many products land within 2^-53 of a midpoint",
-    # derivatives whose terms both underflow in float64: +0 + -0 = +0 where the true value is negative
-    **{n: "signed zero of underflowed gradient" for n in ("mish", "golu", "crrelu")},
-    **{
-        n: "bf16 subnormal midpoints, and the signed zero of an underflowed gradient"
-        for n in ("aptx", "xsilu", "xgelu", "geglu")
-    },
 }
 
 

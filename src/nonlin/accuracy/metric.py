@@ -100,7 +100,7 @@ def measure(
     max_ulp = float(errs.max()) if errs.size else 0.0
     mean_ulp = float(errs.mean()) if errs.size else 0.0
     # worst: non-finite mismatches first, then the largest ULP errors
-    bad = ~correct & ~comparable
+    bad = ~correct & (~comparable | sign_bad)
     order = np.concatenate([np.flatnonzero(bad)[:n_worst], np.argsort(-np.nan_to_num(err, nan=-1.0))[:n_worst]])
     worst, seen = [], set()
     for i in order:
