@@ -129,7 +129,13 @@ class RayBackend:
         self.ray = ray
         if not ray.is_initialized():
             kwargs = {"address": address} if address else {"num_cpus": workers or default_workers()}
-            ray.init(include_dashboard=False, logging_level="warning", **kwargs)
+            try:
+                ray.init(include_dashboard=False, logging_level="warning", **kwargs)
+            except (ConnectionError, RuntimeError) as err:
+                raise ValueError(
+                    f"cannot reach a Ray cluster at address={address!r}: {err} (start one with `ray start --head`, "
+                    "or drop --address to start a local Ray)"
+                ) from None
         self.workers = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         self.remote = ray.remote(num_cpus=1, max_retries=0)(run_payload)
 
