@@ -23,7 +23,10 @@ def markdown() -> str:
     lines = []
     for kind in Kind:
         entries = names(kind)
-        lines += [f"\n**{kind.value}** ({len(entries)})\n", "| name | formula | params | aliases | source | confirmed |"]
+        lines += [
+            f"\n**{kind.value}** ({len(entries)})\n",
+            "| name | formula | params | aliases | source | confirmed |",
+        ]
         lines.append("|---|---|---|---|---|---|")
         for n in entries:
             s = spec(n)

@@ -418,6 +418,6 @@ SPECS = [
         params=(P("beta", 1.0, "sharpness", low=0.0, low_inclusive=False),),
         aliases=("Softplus",),
         properties=props("monotonic", "bounded_below", "nonnegative", "smooth"),
-        torch_equivalent=lambda x, beta=1.0: F.softplus(x, beta, threshold=float("inf"))  # no linear cut-off,
+        torch_equivalent=lambda x, beta=1.0: F.softplus(x, beta, threshold=float("inf")),  # no linear cut-off,
     ),
 ]
