@@ -221,7 +221,7 @@ SPECS = [
         aliases=("swiglu_clamped",),
         confirmed=False,
         source="generic form of the clamped SwiGLU in recent MoE models; no paper of its own (see gpt_oss_swiglu)",
-        breakpoints=lambda limit, **_: (limit,),
+        breakpoints=lambda limit, **_: (-limit, limit),  # gate kinks at L, value at +-L
     ),
     gated(
         name="gpt_oss_swiglu",
@@ -237,6 +237,6 @@ SPECS = [
             "authors' code openai/gpt-oss gpt_oss/torch/model.py (swiglu); their checkpoints interleave gate and "
             "value ([..., ::2], [..., 1::2]): pass them as two tensors"
         ),
-        breakpoints=lambda limit, **_: (limit,),
+        breakpoints=lambda limit, **_: (-limit, limit),  # gate kinks at L, value at +-L
     ),
 ]

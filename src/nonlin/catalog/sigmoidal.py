@@ -68,6 +68,7 @@ SPECS = [
         forward=_softsign,
         derivative=lambda m, x: 1.0 / m.square(1.0 + m.abs(x)),
         aliases=("Softsign",),
+        breakpoints=lambda **_: (0.0,),  # f' = 1/(1+|x|)^2 has a kink at 0
         properties=props("zero_at_zero", "monotonic", "bounded_below", "bounded_above", "odd", "smooth"),
         torch_equivalent=F.softsign,
     ),
