@@ -6,6 +6,7 @@ probe measurements); a task only says what to train, on what, and how to score i
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,7 +42,7 @@ class Problem:
 
 
 @dataclass
-class Task:
+class Task(abc.ABC):
     """Base class of arena tasks. Subclass it as a dataclass: its fields are the hyperparameters.
 
     Class attributes: ``name`` (unique), ``metric`` (a key of ``evaluate``'s dict), ``goal`` ("max" or
@@ -56,9 +57,9 @@ class Task:
     cost: ClassVar[float] = 1.0
     description: ClassVar[str] = ""
 
+    @abc.abstractmethod
     def build(self, act: Act, seed: int) -> Problem | dict[str, Problem]:
         """The model(s) to train for this nonlinearity and seed; a dict trains several (the first is primary)."""
-        raise NotImplementedError
 
     def supports(self, act: Act) -> str | None:
         """None when the task can run `act`, else the reason it cannot (the sweep skips the pair)."""
