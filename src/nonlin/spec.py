@@ -130,6 +130,17 @@ class Spec:
     # `eval_forward` is the deterministic forward used in eval mode.
     eval_forward: Callable[..., Any] | None = None
     eval_derivative: Callable[..., Any] | None = None
+    # Pointwise entries whose derivative is an exact function of the output: ``derivative_from_output(m, y,
+    # **params)`` gives the same bits as ``derivative(m, x, **params)`` for y = forward(x) as stored (rounded to
+    # the input dtype), for every x including breakpoints, signed zeros, infinities and NaN. Declared only where
+    # that holds (piecewise-linear entries whose piece can be read off y; never sigmoid/tanh, where y(1 - y) of
+    # a rounded y loses accuracy): the fused op then saves y instead of x, and y is usually kept anyway (it is
+    # the next layer's input). `output_constants(**params)` lists the parameter values the body compares y
+    # with (a clip level, a threshold subtracted from x): the output is saved only when each is exactly
+    # representable in the input dtype, since a rounded clip level can coincide with an unclipped output.
+    # tests/kernels/test_kernel_saved_output.py checks both claims on every entry that declares them.
+    derivative_from_output: Callable[..., Any] | None = None
+    output_constants: Callable[..., tuple[float, ...]] = field(default=lambda **_: ())
     # Extra tensor inputs beyond (x) / (g, v), e.g. kappa_swiglu's router logit.
     extra_inputs: tuple[str, ...] = ()
     # The torch callable this entry equals, for agreement tests (not used to compute).
@@ -145,6 +156,14 @@ class Spec:
             raise ValueError(f"spec {self.name!r}: unknown properties {sorted(unknown)}")
         if self.kind is not Kind.NORMALIZER and self.forward is None:
             raise ValueError(f"spec {self.name!r}: pointwise and gated entries need a forward body")
+        if self.derivative_from_output is not None and (
+            self.kind is not Kind.POINTWISE or self.learnable_params or self.stochastic
+        ):
+            # Learnable parameters' gradients need x; gated entries have two inputs per output.
+            raise ValueError(
+                f"spec {self.name!r}: derivative_from_output is for deterministic pointwise entries without "
+                "learnable parameters"
+            )
 
     @property
     def stochastic(self) -> bool:

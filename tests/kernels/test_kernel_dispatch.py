@@ -65,13 +65,23 @@ def test_eager_mode_numbers_are_the_eager_path():
     assert torch.equal(y, ref)
 
 
-def test_per_channel_parameters_run_eagerly_with_a_warning():
-    dispatch._WARNED.discard("prelu")
+def test_per_channel_parameters_run_fused(recwarn):
     x = torch.randn(2, 3, 4)
     a = torch.full((3, 1), 0.2, requires_grad=True)
-    with use("fused", backend="python"), pytest.warns(RuntimeWarning, match="per-channel"):
+    with use("fused", backend="python"):
         y = F.prelu(x, a=a)
-    assert _path(y) == "eager"
+    assert _path(y) == "fused" and not recwarn.list
+
+
+def test_parameter_that_changes_the_output_shape_stays_eager():
+    """A parameter that broadcasts the output beyond the input's shape is left to the eager path (which
+    defines that result), with the reason in the warning when "fused" is forced."""
+    dispatch._WARNED.discard("prelu")
+    x = torch.randn(5, dtype=torch.float64)
+    a = torch.full((3, 1), 0.2, dtype=torch.float64, requires_grad=True)
+    with use("fused", backend="python"), pytest.warns(RuntimeWarning, match="does not broadcast"):
+        y = F.prelu(x, a=a)
+    assert y.shape == (3, 5) and _path(y) == "eager"
 
 
 @pytest.mark.parametrize(

@@ -102,3 +102,72 @@ def test_double_backward_equals_eager(name):
             (g2,) = torch.autograd.grad(g1.square().sum(), x)
         out.append((g1, g2))
     assert torch.equal(out[0][0], out[1][0]) and torch.equal(out[0][1], out[1][1])
+
+
+def _per_channel_case(name: str, channel_dim: int, dtype: torch.dtype):
+    """A module with every learnable parameter per channel (C = 3 pointwise; the gate width for gated
+    entries), each channel's values moved apart so a wrong broadcast or reduction shows."""
+    s = nonlin.spec(name)
+    gated = s.kind is nonlin.Kind.GATED
+    c = 4 if gated else 3
+    module = nonlin.get(name, learnable=True, num_parameters=c, channel_dim=channel_dim).to(dtype)
+    g = gen(31)
+    with torch.no_grad():
+        for p in module.parameters():
+            p.mul_(0.9).add_(0.05 + 0.1 * torch.rand(p.shape, generator=g, dtype=torch.float64).to(dtype))
+    shape = (2, 5, 2 * c) if gated else ((2, c, 5) if channel_dim == 1 else (2, 5, c))
+    x = (torch.randn(shape, generator=g, dtype=torch.float64) * 2).to(dtype).requires_grad_(True)
+    kwargs = {}
+    if s.extra_inputs:
+        kwargs["c"] = torch.rand(2, 5, 1, generator=g, dtype=torch.float64).to(dtype).requires_grad_(True)
+    return module, x, kwargs
+
+
+PER_CHANNEL = [(n, cd) for n in LEARNABLE for cd in ((-1,) if nonlin.spec(n).kind is nonlin.Kind.GATED else (1, -1))]
+
+
+@pytest.mark.parametrize("backend", ["triton", "python"])
+@pytest.mark.parametrize(("name", "channel_dim"), PER_CHANNEL)
+def test_per_channel_parameters_match_eager(name, channel_dim, backend, recwarn):
+    """num_parameters > 1 runs fused: values and the gradients of the input, the extra input and every
+    per-channel parameter equal the eager path's (which broadcasts the parameter along channel_dim and lets
+    autograd reduce it); the reduction is deterministic (two backward passes give the same bits)."""
+    module, x, kwargs = _per_channel_case(name, channel_dim, torch.float64)
+    leaves = [x, *kwargs.values(), *module.parameters()]
+    with use("eager"):
+        ye = module(x, **kwargs)
+        go = torch.randn(ye.shape, generator=gen(32), dtype=torch.float64)
+        want = torch.autograd.grad(ye, leaves, go)
+    with use("fused", backend=backend):
+        y = module(x, **kwargs)
+        assert "nonlin" in type(y.grad_fn).__name__
+        got = torch.autograd.grad(y, leaves, go)
+        again = torch.autograd.grad(module(x, **kwargs), leaves, go)
+    assert not [w for w in recwarn if "runs eagerly" in str(w.message)]
+    assert torch.allclose(y, ye, rtol=1e-13, atol=0)
+    for a, b, ref in zip(got, again, want, strict=True):
+        assert a.shape == ref.shape and torch.equal(a, b)
+        assert torch.allclose(a, ref, rtol=1e-11, atol=1e-13), (a, ref)
+
+
+@pytest.mark.parametrize("backend", ["triton", "python"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=str)
+def test_per_channel_parameters_lower_precision(dtype, backend):
+    """prelu and swiglu per channel in float32 and bfloat16: within a rounding of the eager path's values and
+    gradients (the parameter gradient is reduced in the compute precision, then rounded once)."""
+    for name, channel_dim in (("prelu", 1), ("swiglu", -1)):
+        module, x, _ = _per_channel_case(name, channel_dim, dtype)
+        leaves = [x, *module.parameters()]
+        go = torch.randn(module(x).shape, generator=gen(33), dtype=torch.float64).to(dtype)
+        with use("eager"):
+            want = [module(x), *torch.autograd.grad(module(x), leaves, go)]
+        with use("fused", backend=backend):
+            y = module(x)
+            got = [y, *torch.autograd.grad(y, leaves, go)]
+        eps = torch.finfo(dtype).eps
+        for a, ref in zip(got, want, strict=True):
+            assert a.dtype == ref.dtype and a.shape == ref.shape
+            assert torch.allclose(a.double(), ref.double(), rtol=2 * eps, atol=eps * ref.double().abs().max().item()), (
+                a,
+                ref,
+            )

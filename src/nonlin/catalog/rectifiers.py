@@ -35,6 +35,7 @@ SPECS = [
         forward=lambda m, x: x,
         derivative=lambda m, x: m.ones_like(x),
         aliases=("linear", "Identity"),
+        derivative_from_output=lambda m, y: m.ones_like(y),
         properties=props("zero_at_zero", "monotonic", "odd", "smooth"),
         torch_equivalent=lambda x: x,
     ),
@@ -46,6 +47,7 @@ SPECS = [
         forward=lambda m, x: m.maximum(x, 0.0),
         derivative=_step,
         aliases=("ReLU",),
+        derivative_from_output=_step,  # y > 0 exactly where x > 0; NaN stays NaN
         properties=props("zero_at_zero", "monotonic", "bounded_below", "nonnegative", "sparse"),
         paper=RELU_PAPER,
         breakpoints=at(0.0),
@@ -59,6 +61,8 @@ SPECS = [
         forward=lambda m, x, alpha: m.where(x > 0, x, alpha * x),
         derivative=lambda m, x, alpha: alpha + (1.0 - alpha) * _step(m, x),
         params=(P("alpha", 0.01, "negative slope", low=0.0),),
+        # alpha >= 0: alpha x <= 0 for x <= 0 (an underflow gives -0), so y > 0 exactly where x > 0.
+        derivative_from_output=lambda m, y, alpha: alpha + (1.0 - alpha) * _step(m, y),
         aliases=("LeakyReLU", "leakyrelu"),
         properties=props("zero_at_zero", "monotonic"),
         paper=Paper("Rectifier Nonlinearities Improve Neural Network Acoustic Models", "ICML 2013 WDLASL", 2013),
@@ -96,6 +100,7 @@ SPECS = [
         forward=lambda m, x: m.clamp(x, 0.0, 6.0),
         derivative=lambda m, x: m.indicator((x > 0) & (x < 6), x),
         aliases=("ReLU6",),
+        derivative_from_output=lambda m, y: m.indicator((y > 0) & (y < 6), y),  # y = x strictly inside
         properties=props("zero_at_zero", "monotonic", "bounded_below", "bounded_above", "nonnegative", "sparse"),
         breakpoints=at(0.0, 6.0),
         torch_equivalent=F.relu6,
@@ -135,6 +140,10 @@ SPECS = [
         forward=lambda m, x, tau: m.maximum(x - tau, 0.0),
         derivative=lambda m, x, tau: m.indicator(x > tau, x),
         params=(TAU,),
+        # With tau representable, x - tau for x > tau is a nonzero multiple of the dtype's smallest
+        # subnormal, so it does not round to 0: y > 0 exactly where x > tau.
+        derivative_from_output=lambda m, y, tau: _step(m, y),
+        output_constants=lambda tau: (tau,),
         aliases=("relu_tau",),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "nonnegative", "sparse"),
         paper=SPARSE_PAPER,
@@ -149,6 +158,9 @@ SPECS = [
         forward=lambda m, x, tau: m.sign(x) * m.maximum(m.abs(x) - tau, 0.0),
         derivative=lambda m, x, tau: m.indicator(m.abs(x) > tau, x),
         params=(TAU,),
+        # As shifted_relu: |x| - tau > 0 never rounds to 0 when tau is representable, so y != 0 iff |x| > tau.
+        derivative_from_output=lambda m, y, tau: m.indicator(y != 0, y),
+        output_constants=lambda tau: (tau,),
         aliases=("softshrink", "Softshrink", "st_tau"),
         properties=props("zero_at_zero", "monotonic", "odd", "sparse"),
         paper=SPARSE_PAPER,
@@ -211,6 +223,8 @@ SPECS = [
         forward=lambda m, x, theta: m.keep(x > theta, x),
         derivative=lambda m, x, theta: m.indicator(x > theta, x),
         params=(P("theta", 1.0, "threshold", low=0.0),),
+        # y is x (unrounded) above theta and 0 <= theta elsewhere.
+        derivative_from_output=lambda m, y, theta: m.indicator(y > theta, y),
         aliases=("jumprelu",),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "nonnegative", "sparse"),
         paper=Paper("Jumping Ahead: Improving Reconstruction Fidelity with JumpReLU SAEs", "arXiv:2407.14435", 2024),
@@ -228,6 +242,7 @@ SPECS = [
         summary="Two-sided JumpReLU: keeps large positive and large negative inputs.",
         forward=lambda m, x, theta_pos, theta_neg: m.keep(x > theta_pos, x) + m.keep(x < -theta_neg, x),
         derivative=lambda m, x, theta_pos, theta_neg: m.indicator((x > theta_pos) | (x < -theta_neg), x),
+        derivative_from_output=lambda m, y, theta_pos, theta_neg: m.indicator((y > theta_pos) | (y < -theta_neg), y),
         params=(
             P("theta_pos", 1.0, "positive threshold", low=0.0),
             P("theta_neg", 1.0, "negative threshold (magnitude)", low=0.0),
@@ -246,6 +261,7 @@ SPECS = [
         forward=lambda m, x, lambd: m.keep(m.abs(x) > lambd, x),
         derivative=lambda m, x, lambd: m.indicator(m.abs(x) > lambd, x),
         params=(P("lambd", 0.5, "half-width of the zero band", low=0.0),),
+        derivative_from_output=lambda m, y, lambd: m.indicator(m.abs(y) > lambd, y),  # y is x or 0
         aliases=("Hardshrink",),
         properties=props("zero_at_zero", "monotonic", "odd", "sparse"),
         breakpoints=lambda lambd, **_: (-lambd, lambd),
@@ -259,6 +275,9 @@ SPECS = [
         forward=lambda m, x, min_val, max_val: m.clamp(x, min_val, max_val),
         derivative=lambda m, x, min_val, max_val: m.indicator((x > min_val) & (x < max_val), x),
         params=(P("min_val", -1.0, "lower clip", high=0.0), P("max_val", 1.0, "upper clip", low=0.0)),
+        # y is x strictly inside and the clip level itself outside, which must then be representable.
+        derivative_from_output=lambda m, y, min_val, max_val: m.indicator((y > min_val) & (y < max_val), y),
+        output_constants=lambda min_val, max_val: (min_val, max_val),
         aliases=("Hardtanh",),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "bounded_above", "odd"),
         breakpoints=lambda min_val, max_val, **_: (min_val, max_val),

@@ -97,6 +97,7 @@ SPECS = [
         forward=lambda m, x: m.indicator(x > 0, x),
         derivative=lambda m, x: m.ones_like(x),
         aliases=("heaviside", "binary_step"),
+        derivative_from_output=lambda m, y: m.ones_like(y),  # the rule does not depend on x
         properties=props(
             "zero_at_zero", "monotonic", "bounded_below", "bounded_above", "nonnegative", "sparse", "gradient_rule"
         ),

@@ -25,11 +25,14 @@ class Plan:
     spec: Spec
     kind: Kind  # POINTWISE or GATED
     main: tuple[str, ...]  # ("x",) or ("g", "v")
-    extras: tuple[str, ...]  # extra tensor inputs (kappa_swiglu's c, a stochastic entry's u)
-    diff_extras: tuple[str, ...]  # the extras that get gradients (c; never u)
-    tparams: tuple[str, ...]  # tensor (learnable) parameters, in spec order
+    extras: tuple[str, ...]  # extra tensor inputs (kappa_swiglu's c, a stochastic entry's u), then vparams'
+    diff_extras: tuple[str, ...]  # the extras that get gradients (c, vparams'; never u)
+    tparams: tuple[str, ...]  # tensor (learnable) parameters with one value, in call order
     forward: Trace
     backward: Trace  # outputs: d/dmain..., then adjoints of extras, then of tparams
+    # Tensor parameters with one value per channel (broadcast to the input as the eager path broadcasts them):
+    # read like extra inputs, under the names in `extras` "pv_<name>", and reduced to their shape afterwards.
+    vparams: tuple[str, ...] = ()
 
     @property
     def n_main(self) -> int:
@@ -40,9 +43,22 @@ def _freeze(params: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
     return tuple(sorted(params.items()))
 
 
+def vparam_input(name: str) -> str:
+    """The input name of a per-channel parameter in generated code (apart from x, g, v, n, d, ...)."""
+    return f"pv_{name}"
+
+
 @functools.lru_cache(maxsize=512)
-def plan(spec: Spec, mode: str, floats: tuple[tuple[str, Any], ...], tparams: tuple[str, ...]) -> Plan:
-    """Trace an entry. `mode`: "plain" (forward/derivative), "eval" or "train" (stochastic entries)."""
+def plan(
+    spec: Spec,
+    mode: str,
+    floats: tuple[tuple[str, Any], ...],
+    tparams: tuple[str, ...],
+    vparams: tuple[str, ...] = (),
+) -> Plan:
+    """Trace an entry. `mode`: "plain" (forward/derivative), "eval" or "train" (stochastic entries), or
+    "output": the backward takes the saved output in place of x (its kernel argument keeps the name ``x``) and
+    computes the declared `derivative_from_output`."""
     params = dict(floats)
     if spec.kind is Kind.GATED:
         main, extras = ("g", "v"), tuple(spec.extra_inputs)
@@ -51,9 +67,17 @@ def plan(spec: Spec, mode: str, floats: tuple[tuple[str, Any], ...], tparams: tu
     fwd_body, der_body = (
         (spec.eval_forward, spec.eval_derivative) if mode == "eval" else (spec.forward, spec.derivative)
     )
+    if mode == "output":
+        if spec.derivative_from_output is None or tparams or extras:
+            raise ValueError(f"{spec.name}: no exact derivative from the output is declared for this call")
+        der_body = spec.derivative_from_output
+    if mode == "output" and vparams:
+        raise ValueError(f"{spec.name}: no exact derivative from the output is declared for this call")
     names = main + extras
-    fwd = trace(fwd_body, names, params, tparams)
-    bwd = trace(der_body, names, params, tparams)
+    per_elem = {n: vparam_input(n) for n in vparams}
+    tparams = tuple(n for n in tparams if n not in vparams)
+    fwd = trace(fwd_body, names, params, tparams, per_elem)
+    bwd = trace(der_body, names, params, tparams, per_elem)
     g = bwd.graph
     derivs = bwd.outputs
     if len(derivs) != len(main):
@@ -61,13 +85,24 @@ def plan(spec: Spec, mode: str, floats: tuple[tuple[str, Any], ...], tparams: tu
     go = g.leaf("input", "go")
     outs = [d * go if isinstance(d, Sym) else _times_const(go, d) for d in derivs]
     diff_extras = tuple(spec.extra_inputs) if spec.kind is Kind.GATED else ()
+    diff_extras += tuple(per_elem.values())
     wrt = [s for s in bwd.inputs[len(main) :] if s.name in diff_extras] + [bwd.params[n] for n in tparams]
     if wrt:
         # The forward re-traced into the backward graph, so adjoints share its nodes with the derivative.
-        y = fwd_body(_ops(g), *bwd.inputs, **{**params, **bwd.params})
+        positional = bwd.inputs[: len(names)]
+        by_param = dict(zip(per_elem, bwd.inputs[len(names) :], strict=True))
+        y = fwd_body(_ops(g), *positional, **{**params, **bwd.params, **by_param})
         outs += adjoints(g, y, go, wrt)
     return Plan(
-        spec, spec.kind, main, extras, diff_extras, tparams, fwd, Trace(g, (*bwd.inputs, go), bwd.params, tuple(outs))
+        spec,
+        spec.kind,
+        main,
+        extras + tuple(per_elem.values()),
+        diff_extras,
+        tparams,
+        fwd,
+        Trace(g, (*bwd.inputs, go), bwd.params, tuple(outs)),
+        vparams,
     )
 
 

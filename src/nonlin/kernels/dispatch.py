@@ -1,8 +1,8 @@
 """Route a pointwise or gated call to the fused path or leave it to the eager one.
 
 `nonlin.autograd.apply` asks `maybe_fused` first; None means "run eagerly" (the eager numbers are then
-exactly the eager path's). The fused path takes every pointwise and gated entry whose tensor parameters
-are single values; per-channel parameters (``num_parameters > 1``) stay eager.
+exactly the eager path's). The fused path takes every pointwise and gated entry; tensor parameters are
+single values or per-channel values that broadcast to the input (``num_parameters > 1``).
 """
 
 from __future__ import annotations
@@ -29,8 +29,16 @@ def _why_not(spec: Spec, main: tuple[torch.Tensor, ...], params: Mapping[str, An
     if spec.kind not in (Kind.POINTWISE, Kind.GATED):
         return f"{spec.kind.value} entries have no fused path"
     for k, v in params.items():
-        if isinstance(v, torch.Tensor) and v.numel() != 1:
-            return f"parameter {k!r} has {v.numel()} values (per-channel parameters run eagerly)"
+        if isinstance(v, torch.Tensor):
+            try:
+                shape = torch.broadcast_shapes(v.shape, main[0].shape)
+            except RuntimeError:
+                shape = None
+            if shape != main[0].shape:
+                # Eager broadcasting would change (or reject) the output's shape: leave it to the eager path.
+                return f"parameter {k!r} of shape {tuple(v.shape)} does not broadcast to the input's shape"
+            if v.device != main[0].device:
+                return f"parameter {k!r} is on {v.device}, the input on {main[0].device}"
         if v is None:
             return f"parameter {k!r} is None"
     if any(t.device != main[0].device for t in main):

@@ -1,7 +1,8 @@
 """torch.library custom ops for the fused paths, with fake implementations and autograd.
 
 ``nonlin::pointwise`` / ``nonlin::gated`` compute the forward; ``nonlin::pointwise_backward`` /
-``nonlin::gated_backward`` the gradients from the saved inputs (nothing else is saved). The entry and
+``nonlin::gated_backward`` the gradients from the saved inputs (nothing else is saved), or, for entries
+that declare an exact derivative from the output, from the saved output (mode "output"). The entry and
 its float parameters travel as a name, comma-joined parameter names and a list of values, so one op serves the whole catalog; inside, the
 device picks the implementation: Triton on CUDA (and on CPU under the interpreter when asked), the
 inductor-compiled functions on CPU. torch.compile sees these ops as single nodes (no graph break) and
@@ -9,6 +10,8 @@ torch.export records them.
 """
 
 from __future__ import annotations
+
+import functools
 
 import torch
 from torch import Tensor
@@ -24,9 +27,18 @@ def _names(joined: str) -> list[str]:
     return joined.split(",") if joined else []
 
 
-def _plan(name: str, mode: str, fnames: str, fvals: list[float], tnames: str):
+def _plan(name: str, mode: str, fnames: str, fvals: list[float], tnames: str, tparams: list[Tensor]):
     floats = tuple(sorted(zip(_names(fnames), fvals, strict=True)))
-    return plan(get_spec(name), mode, floats, tuple(_names(tnames)))
+    names = tuple(_names(tnames))
+    # A tensor parameter with more than one value (per channel) is read per element, like an extra input.
+    vector = tuple(n for n, t in zip(names, tparams, strict=True) if t.numel() != 1)
+    return plan(get_spec(name), mode, floats, names, vector)
+
+
+def _route(p, tnames: str, extras: list[Tensor], tparams: list[Tensor]) -> tuple[list[Tensor], list[Tensor]]:
+    """(extras followed by the per-channel parameters, the single-value parameters), as the plan reads them."""
+    by_name = dict(zip(_names(tnames), tparams, strict=True))
+    return [*extras, *(by_name[n] for n in p.vparams)], [by_name[n] for n in p.tparams]
 
 
 def _unalias(out: Tensor, *inputs: Tensor) -> Tensor:
@@ -34,7 +46,8 @@ def _unalias(out: Tensor, *inputs: Tensor) -> Tensor:
     return _distinct([out], list(inputs))[0]
 
 
-def _forward(p, mains: list[Tensor], extras: list[Tensor], tparams: list[Tensor], packed: Tensor | None) -> Tensor:
+def _forward(p, mains, extras, tparams, packed: Tensor | None, tnames: str) -> Tensor:
+    extras, tparams = _route(p, tnames, extras, tparams)
     backend = state.backend_for(mains[0].device)
     if backend == "triton":
         from nonlin.kernels import triton_launch
@@ -44,7 +57,11 @@ def _forward(p, mains: list[Tensor], extras: list[Tensor], tparams: list[Tensor]
     return _unalias(out.contiguous(), *mains, *extras)
 
 
-def _backward(p, go, mains, extras, tparams, packed):
+def _backward(p, go, mains, extras, tparams, packed, tnames: str):
+    inputs = [go, *mains, *extras, *tparams]
+    n_spec = len(p.diff_extras) - len(p.vparams)  # kappa_swiglu's c; the rest are per-channel parameters
+    names = _names(tnames)
+    extras, tparams = _route(p, tnames, extras, tparams)
     backend = state.backend_for(mains[0].device)
     if backend == "triton":
         from nonlin.kernels import triton_launch
@@ -53,8 +70,11 @@ def _backward(p, go, mains, extras, tparams, packed):
     else:
         mg, dext, pg = cpu.backward(p, go, mains, extras, tparams, state.fp32_compute(), packed, backend == "inductor")
     ext = {n: t for n, t in zip(p.extras, extras, strict=True)}
+    # Per-channel parameter gradients: the per-element terms summed to the parameter's shape by torch (fixed
+    # order, deterministic), as autograd reduces a broadcast parameter in the eager path.
     dext = [_sum_to(g, ext[n].shape).to(ext[n].dtype) for g, n in zip(dext, p.diff_extras, strict=True)]
-    return _distinct([*mg, *dext, *pg], [go, *mains, *extras, *tparams])
+    grads = dict(zip(p.tparams, pg, strict=True)) | dict(zip(p.vparams, dext[n_spec:], strict=True))
+    return _distinct([*mg, *dext[:n_spec], *(grads[n] for n in names)], inputs)
 
 
 def _distinct(outs: list[Tensor], inputs: list[Tensor]) -> list[Tensor]:
@@ -86,7 +106,7 @@ def pointwise(
     fvals: list[float],
     tnames: str,
 ) -> Tensor:
-    return _forward(_plan(name, mode, fnames, fvals, tnames), [x], extras, tparams, None)
+    return _forward(_plan(name, mode, fnames, fvals, tnames, tparams), [x], extras, tparams, None, tnames)
 
 
 @pointwise.register_fake
@@ -106,8 +126,8 @@ def pointwise_backward(
     fvals: list[float],
     tnames: str,
 ) -> list[Tensor]:
-    p = _plan(name, mode, fnames, fvals, tnames)
-    return _backward(p, go, [x], extras, tparams, None)
+    p = _plan(name, mode, fnames, fvals, tnames, tparams)
+    return _backward(p, go, [x], extras, tparams, None, tnames)
 
 
 @pointwise_backward.register_fake
@@ -121,9 +141,32 @@ def _no_grad(values: list[float]):
     return None if values else []
 
 
+@functools.lru_cache(maxsize=1024)
+def _output_is_exact(name: str, fnames: str, fvals: tuple[float, ...], dtype: torch.dtype) -> bool:
+    """Whether the entry's declared derivative from the output is exact for these parameters and dtype: it
+    is declared, and every constant it compares the output with is representable in `dtype`."""
+    s = get_spec(name)
+    if s.derivative_from_output is None:
+        return False
+    consts = s.output_constants(**dict(zip(_names(fnames), fvals, strict=True)))
+    return all(torch.tensor(c, dtype=torch.float64).to(dtype).item() == c for c in consts)
+
+
+def saves_output(name: str, mode: str, fnames: str, fvals, n_extras: int, n_tparams: int, dtype) -> bool:
+    """The fused pointwise op saves its output instead of its input (see Spec.derivative_from_output)."""
+    return mode == "plain" and not n_extras and not n_tparams and _output_is_exact(name, fnames, tuple(fvals), dtype)
+
+
 def _pw_setup(ctx, inputs, output):
     x, extras, tparams, *meta = inputs
-    ctx.save_for_backward(x, *extras, *tparams)
+    name, mode, fnames, fvals, _ = meta
+    ctx.from_output = saves_output(name, mode, fnames, fvals, len(extras), len(tparams), x.dtype)
+    if ctx.from_output:
+        # The output is usually kept anyway (the next layer's input), so saving it costs no memory; as with
+        # torch.relu, modifying it in place before backward is then an error (autograd's version check).
+        ctx.save_for_backward(output)
+    else:
+        ctx.save_for_backward(x, *extras, *tparams)
     ctx.n_extras, ctx.meta = len(extras), meta
 
 
@@ -143,7 +186,27 @@ def _eager_grads(name: str, mode: str, fnames, fvals, tnames, mains, extras, tpa
     return [next(got) if t.requires_grad else None for t in leaves]
 
 
+def _from_output_grad(ctx, go):
+    """d/dx from the saved output: the fused backward, or (create_graph=True) the eager formula in float64,
+    differentiable in `go`, so first derivatives equal the eager path's bits (the piecewise-linear entries
+    that declare it have zero second derivative in x, as their eager backward gives)."""
+    (y,) = ctx.saved_tensors
+    name, _, fnames, fvals, tnames = ctx.meta
+    if torch.is_grad_enabled():
+        from nonlin.autograd import round_to
+        from nonlin.ops import TORCH
+
+        floats = dict(zip(_names(fnames), fvals, strict=True))
+        d = get_spec(name).derivative_from_output(TORCH, y.to(torch.float64), **floats)
+        gx = round_to(go.to(torch.float64) * d, y.dtype)
+    else:
+        (gx,) = torch.ops.nonlin.pointwise_backward(go, y, [], [], name, "output", fnames, fvals, tnames)
+    return gx, [], [], None, None, None, _no_grad(fvals), None
+
+
 def _pw_backward(ctx, go):
+    if ctx.from_output:
+        return _from_output_grad(ctx, go)
     saved = ctx.saved_tensors
     x, extras, tparams = saved[0], list(saved[1 : 1 + ctx.n_extras]), list(saved[1 + ctx.n_extras :])
     if torch.is_grad_enabled():  # create_graph=True: double backward through the eager formulas
@@ -180,7 +243,7 @@ def gated(
     tnames: str,
 ) -> Tensor:
     mains, packed = _mains(gv)
-    return _forward(_plan(name, "plain", fnames, fvals, tnames), mains, extras, tparams, packed)
+    return _forward(_plan(name, "plain", fnames, fvals, tnames, tparams), mains, extras, tparams, packed, tnames)
 
 
 @gated.register_fake
@@ -201,8 +264,8 @@ def gated_backward(
     tnames: str,
 ) -> list[Tensor]:
     mains, packed = _mains(gv)
-    p = _plan(name, "plain", fnames, fvals, tnames)
-    return _backward(p, go, mains, extras, tparams, packed)
+    p = _plan(name, "plain", fnames, fvals, tnames, tparams)
+    return _backward(p, go, mains, extras, tparams, packed, tnames)
 
 
 @gated_backward.register_fake

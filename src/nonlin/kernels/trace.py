@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -242,25 +242,32 @@ class TraceOps:
 @dataclass(frozen=True, eq=False)
 class Trace:
     graph: Graph
-    inputs: tuple[Sym, ...]  # main inputs, then extra inputs, in call order
+    inputs: tuple[Sym, ...]  # main inputs, then extra inputs, in call order, then per-element parameters
     params: dict[str, Sym]  # tensor parameters by name
     outputs: tuple[Any, ...]  # Sym or Python number each
 
 
 def trace(
-    body: Callable[..., Any], input_names: Sequence[str], params: dict[str, Any], tensor_params: Sequence[str]
+    body: Callable[..., Any],
+    input_names: Sequence[str],
+    params: dict[str, Any],
+    tensor_params: Sequence[str],
+    input_params: Mapping[str, str] | None = None,
 ) -> Trace:
-    """Trace ``body(m, *inputs, **params)``; `tensor_params` names the parameters that are symbols."""
+    """Trace ``body(m, *inputs, **params)``; `tensor_params` names the parameters that are symbols (one value
+    each). `input_params` maps parameters that vary per element (per-channel values, broadcast to the input)
+    to the name of an input leaf: they are read like inputs and follow the positional ones in `inputs`."""
     g = Graph()
     inputs = tuple(g.leaf("input", n) for n in input_names)
+    per_elem = {k: g.leaf("input", n) for k, n in (input_params or {}).items()}
     syms = {n: g.leaf("param", n) for n in tensor_params}
-    call_params = {**params, **syms}
+    call_params = {**params, **syms, **per_elem}
     out = body(TraceOps(g), *inputs, **call_params)
     outs = out if isinstance(out, tuple) else (out,)
     for o in outs:
         if not isinstance(o, Sym | numbers.Real):
             raise TraceError(f"a formula body returned {type(o).__name__}; expected a tensor expression")
-    return Trace(g, inputs, syms, outs)
+    return Trace(g, inputs + tuple(per_elem.values()), syms, outs)
 
 
 def adjoints(graph: Graph, output: Any, seed: Sym, wrt: Sequence[Sym]) -> list[Any]:
