@@ -2,6 +2,7 @@
 of the same bytes: forward, forward+backward and memory, per entry, with medians and ratios.
 
     THP_MEM_ALLOC_ENABLE=1 python benchmarks/kernels.py                 # CPU, scaled-down shapes
+    python benchmarks/kernels.py --keep-freed-memory                     # CPU, outputs not page-faulted
     python benchmarks/kernels.py --device cuda --dtype bfloat16          # GPU, LLM-MLP shapes
     python benchmarks/kernels.py --accuracy                              # max ULP vs the mpmath reference
 
@@ -30,6 +31,7 @@ from rich.table import Table
 
 import nonlin
 from nonlin.kernels import use
+from nonlin.kernels.precision import fp32_compute_for
 from nonlin.ops import TORCH
 
 CPU_ENTRIES = ["relu", "gelu", "gelu_tanh", "silu", "mish", "snake", "swiglu", "geglu"]
@@ -86,6 +88,23 @@ def peak_bytes(fn: Callable[[], object], device: torch.device) -> int | None:
     fn()
     torch.cuda.synchronize()
     return torch.cuda.max_memory_allocated() - base
+
+
+def keep_freed_memory() -> None:
+    """Let glibc keep freed large blocks for reuse instead of unmapping them (the effect of
+    MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=... set before start). Without it every fresh
+    output tensor of a CPU op is page-faulted in again (~3 ms per 16 MB here), which dominates cheap entries
+    and is the allocator's cost, not the kernel's. A jemalloc or tcmalloc LD_PRELOAD has the same effect."""
+    import ctypes
+    import ctypes.util
+
+    libc = ctypes.CDLL(ctypes.util.find_library("c"))
+    m_trim_threshold, m_top_pad, m_mmap_threshold = -1, -2, -3
+    ok = libc.mallopt(m_mmap_threshold, 32 << 20)  # glibc's maximum; 16-32 MB blocks then come from the heap
+    ok &= libc.mallopt(m_trim_threshold, 1 << 34)
+    ok &= libc.mallopt(m_top_pad, 256 << 20)
+    if not ok:
+        raise RuntimeError("mallopt failed (not glibc?); use LD_PRELOAD with jemalloc or tcmalloc instead")
 
 
 def copy_time(moved_bytes: int, device: torch.device, reps: int) -> float:
@@ -182,13 +201,14 @@ def benchmark(args) -> int:
     if entries == ["all"]:
         entries = nonlin.names("pointwise") + nonlin.names("gated")
     entries = [e for e in entries if not nonlin.spec(e).stochastic]
-    compute = torch.float64 if (dtype == torch.float32 and args.fp32_compute == "float64") else torch.float32
-    if dtype == torch.float64:
-        compute = torch.float64
+    if args.keep_freed_memory:
+        keep_freed_memory()
     threads = torch.get_num_threads()
+    load = " ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     console.print(
         f"[bold]nonlin kernels[/] device={device} dtype={args.dtype} fp32_compute={args.fp32_compute} "
-        f"threads={threads} reps={args.reps} THP_MEM_ALLOC_ENABLE={os.environ.get('THP_MEM_ALLOC_ENABLE')}"
+        f"threads={threads} reps={args.reps} THP_MEM_ALLOC_ENABLE={os.environ.get('THP_MEM_ALLOC_ENABLE')} "
+        f"keep_freed_memory={args.keep_freed_memory} load_average={load}"
     )
     table = Table(title="median ms; ratios are time / fused time (copy: fused / copy)")
     cols = ["entry", "shape", "pass", "copy", "eager", "compile", "fused", "liger", "fused/copy", "eager/fused",
@@ -201,8 +221,13 @@ def benchmark(args) -> int:
             progress.update(task, description=f"{name} (first call compiles)")
             gated = nonlin.spec(name).kind is nonlin.Kind.GATED
             tokens, d_ff = (args.gated_tokens, args.gated_dff) if gated else (args.tokens, args.dff)
+            # The compile baseline computes in the precision the fused path chose for this entry.
+            fp32 = fp32_compute_for(name, args.fp32_compute, device)
+            compute = torch.float32 if dtype in (torch.float16, torch.bfloat16) else torch.float64
+            if dtype == torch.float32 and fp32 == "float32":
+                compute = torch.float32
             r = bench_entry(name, tokens, d_ff, dtype, device, args.reps, compute)
-            shape = f"{tokens}x{2 * d_ff if gated else d_ff}"
+            shape = f"{tokens}x{2 * d_ff if gated else d_ff}" + (" (fp32 math)" if compute == torch.float32 else "")
             for key, label in (("fwd", "fwd"), ("fwdbwd", "fwd+bwd")):
                 ms = {k: v[key] * 1e3 for k, v in r.items() if isinstance(v, dict)}
                 fused = ms["fused"]
@@ -296,7 +321,12 @@ def parse(argv=None):
     p.add_argument("--gated-tokens", type=int, default=None)
     p.add_argument("--gated-dff", type=int, default=None, help="d_ff of gated entries (input is 2 d_ff wide)")
     p.add_argument("--reps", type=int, default=None)
-    p.add_argument("--fp32-compute", default="float64", choices=["float64", "float32"])
+    p.add_argument("--fp32-compute", default="auto", choices=["auto", "float64", "float32"])
+    p.add_argument(
+        "--keep-freed-memory",
+        action="store_true",
+        help="CPU: glibc keeps freed blocks (mallopt) so outputs are not page-faulted in on every call",
+    )
     p.add_argument("--accuracy", action="store_true", help="ULP table instead of timings")
     args = p.parse_args(argv)
     gpu = args.device == "cuda"

@@ -49,11 +49,12 @@ def _unalias(out: Tensor, *inputs: Tensor) -> Tensor:
 def _forward(p, mains, extras, tparams, packed: Tensor | None, tnames: str) -> Tensor:
     extras, tparams = _route(p, tnames, extras, tparams)
     backend = state.backend_for(mains[0].device)
+    fp32 = state.fp32_compute_for(p.spec.name, mains[0].device)
     if backend == "triton":
         from nonlin.kernels import triton_launch
 
-        return triton_launch.forward(p, mains, extras, tparams, state.fp32_compute())
-    out = cpu.forward(p, mains, extras, tparams, state.fp32_compute(), packed, backend == "inductor")
+        return triton_launch.forward(p, mains, extras, tparams, fp32)
+    out = cpu.forward(p, mains, extras, tparams, fp32, packed, backend == "inductor")
     return _unalias(out.contiguous(), *mains, *extras)
 
 
@@ -63,12 +64,13 @@ def _backward(p, go, mains, extras, tparams, packed, tnames: str):
     names = _names(tnames)
     extras, tparams = _route(p, tnames, extras, tparams)
     backend = state.backend_for(mains[0].device)
+    fp32 = state.fp32_compute_for(p.spec.name, mains[0].device)
     if backend == "triton":
         from nonlin.kernels import triton_launch
 
-        mg, dext, pg = triton_launch.backward(p, go, mains, extras, tparams, state.fp32_compute(), packed)
+        mg, dext, pg = triton_launch.backward(p, go, mains, extras, tparams, fp32, packed)
     else:
-        mg, dext, pg = cpu.backward(p, go, mains, extras, tparams, state.fp32_compute(), packed, backend == "inductor")
+        mg, dext, pg = cpu.backward(p, go, mains, extras, tparams, fp32, packed, backend == "inductor")
     ext = {n: t for n, t in zip(p.extras, extras, strict=True)}
     # Per-channel parameter gradients: the per-element terms summed to the parameter's shape by torch (fixed
     # order, deterministic), as autograd reduces a broadcast parameter in the eager path.
@@ -167,7 +169,7 @@ def _pw_setup(ctx, inputs, output):
         ctx.save_for_backward(output)
     else:
         ctx.save_for_backward(x, *extras, *tparams)
-    ctx.n_extras, ctx.meta = len(extras), meta
+    ctx.n_extras, ctx.meta, ctx.settings = len(extras), meta, state.settings()
 
 
 def _eager_grads(name: str, mode: str, fnames, fvals, tnames, mains, extras, tparams, go):
@@ -200,7 +202,8 @@ def _from_output_grad(ctx, go):
         d = get_spec(name).derivative_from_output(TORCH, y.to(torch.float64), **floats)
         gx = round_to(go.to(torch.float64) * d, y.dtype)
     else:
-        (gx,) = torch.ops.nonlin.pointwise_backward(go, y, [], [], name, "output", fnames, fvals, tnames)
+        with state.pinned(*ctx.settings):
+            (gx,) = torch.ops.nonlin.pointwise_backward(go, y, [], [], name, "output", fnames, fvals, tnames)
     return gx, [], [], None, None, None, _no_grad(fvals), None
 
 
@@ -213,7 +216,8 @@ def _pw_backward(ctx, go):
         name, mode, fnames, fvals, tnames = ctx.meta
         grads = _eager_grads(name, mode, fnames, fvals, tnames, [x], extras, tparams, go)
         return grads[0], [None] * len(extras), grads[1 + len(extras) :], None, None, None, _no_grad(fvals), None
-    grads = torch.ops.nonlin.pointwise_backward(go, x, extras, tparams, *ctx.meta)
+    with state.pinned(*ctx.settings):
+        grads = torch.ops.nonlin.pointwise_backward(go, x, extras, tparams, *ctx.meta)
     gx, pg = grads[0], list(grads[1:])
     return gx, [None] * len(extras), pg, None, None, None, _no_grad(ctx.meta[3]), None
 
@@ -280,7 +284,7 @@ def _g_setup(ctx, inputs, output):
     gv, extras, tparams, *meta = inputs
     ctx.save_for_backward(*gv, *extras, *tparams)
     ctx.n = (len(gv), len(extras))
-    ctx.meta = meta
+    ctx.meta, ctx.settings = meta, state.settings()
 
 
 def _g_backward(ctx, go):
@@ -298,7 +302,8 @@ def _g_backward(ctx, go):
         else:
             main_grads = grads[:2]
         return main_grads, grads[2 : 2 + ne], grads[2 + ne :], None, None, _no_grad(fvals), None
-    grads = torch.ops.nonlin.gated_backward(go, gv, extras, tparams, *ctx.meta)
+    with state.pinned(*ctx.settings):
+        grads = torch.ops.nonlin.gated_backward(go, gv, extras, tparams, *ctx.meta)
     dext = list(grads[ng : ng + ne]) + [None] * (ne - len(grads[ng : ng + ne]) if ne else 0)
     return list(grads[:ng]), dext[:ne], list(grads[ng + ne :]), None, None, _no_grad(ctx.meta[2]), None
 

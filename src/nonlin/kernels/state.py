@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
+from collections.abc import Iterator
 from types import TracebackType
 
 import torch
 
 MODES = ("auto", "eager", "fused")
 BACKENDS = ("auto", "triton", "inductor", "python")
-FP32_COMPUTE = ("float64", "float32")
+FP32_COMPUTE = ("auto", "float64", "float32")
 
-_STATE: dict[str, str] = {"mode": "auto", "backend": "auto", "fp32_compute": "float64"}
+_STATE: dict[str, str] = {"mode": "auto", "backend": "auto", "fp32_compute": "auto"}
 
 
 def triton_available() -> bool:
@@ -29,6 +31,13 @@ def mode() -> str:
 
 def fp32_compute() -> str:
     return _STATE["fp32_compute"]
+
+
+def fp32_compute_for(name: str, device: torch.device) -> str:
+    """ "float64" or "float32": the internal precision of float32 inputs of entry `name` on `device`."""
+    from nonlin.kernels.precision import fp32_compute_for as choose
+
+    return choose(name, _STATE["fp32_compute"], device)
 
 
 def backend_for(device: torch.device) -> str:
@@ -55,6 +64,23 @@ def backend_for(device: torch.device) -> str:
     return "inductor" if cpu.compile_available() else "python"
 
 
+def settings() -> tuple[str, str]:
+    """(backend, fp32_compute) now: the fused ops record them at forward so that backward, which autograd may
+    run after the ``use`` block has exited, computes with the forward's backend and precision."""
+    return _STATE["backend"], _STATE["fp32_compute"]
+
+
+@contextlib.contextmanager
+def pinned(backend: str, fp32_compute: str) -> Iterator[None]:
+    previous = dict(_STATE)
+    _STATE["backend"], _STATE["fp32_compute"] = backend, fp32_compute
+    try:
+        yield
+    finally:
+        _STATE.clear()
+        _STATE.update(previous)
+
+
 class use:
     """Choose the path: ``nonlin.use("eager" | "fused" | "auto")``, for good or as a context manager.
 
@@ -62,8 +88,10 @@ class use:
     where benchmarks/kernels.py measured a gain), "fused" forces it where the entry can be fused,
     "eager" never uses it. backend (CPU): "auto"/"inductor" (torch.compile), "python" (the generated
     functions uncompiled), "triton" (the Triton kernels under TRITON_INTERPRET=1, for testing).
-    fp32_compute: the internal precision for float32 inputs on the fused path, "float64" (default, the
-    eager path's, within 1 ULP) or "float32" (faster on GPUs with slow float64; see docs/kernels.md).
+    fp32_compute: the internal precision for float32 inputs on the fused path: "auto" (default: float32
+    math on CPU for the entries measured to stay within issue 3's float32 goals with it, see
+    nonlin.kernels.precision; float64 otherwise), "float64" (the eager path's, within 1 ULP) or "float32"
+    (every entry; faster, less accurate in the tails of composite entries; see docs/kernels.md).
     """
 
     def __init__(self, mode: str = "auto", *, backend: str | None = None, fp32_compute: str | None = None) -> None:
