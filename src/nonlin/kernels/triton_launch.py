@@ -67,7 +67,11 @@ def _compute(dtype: torch.dtype, fp32_compute: str) -> torch.dtype:
 
 
 def _prep(p: Plan, mains, extras, shape: torch.Size):
-    d = shape[-1] if (p.kind.value == "gated" and len(shape)) else max(1, int(torch.Size(shape).numel()))
+    # Gated inputs are rows of the gate width. Pointwise inputs are one flat row, unless extra inputs or
+    # per-channel parameters come along: then rows of the last dim, so that a [C] parameter of a [..., C]
+    # input is read with strides (0, 1) instead of being expanded to the input's size in memory.
+    rowwise = p.kind.value == "gated" or bool(extras)
+    d = shape[-1] if (rowwise and len(shape) and shape[-1]) else max(1, int(torch.Size(shape).numel()))
     n = int(torch.Size(shape).numel())
     views = [rows(t, d) for t in mains]
     ext = [_broadcast_rows(t, shape, d) for t in extras]
