@@ -1,6 +1,9 @@
 """Theory speed and accuracy: NNGP/NTK for n = 1000 inputs, depth 10; fixed points and the critical line.
 
-    python benchmarks/theory.py [--n 1000] [--depth 10] [--repeats 3] [--threads 1]
+    python benchmarks/theory.py [--n 1000] [--depth 10] [--repeats 3] [--threads 1] [--names all]
+
+Each entry runs at its own variance-preserving init, sigma_w = theory.init_gain(name) (sqrt 2 for relu),
+sigma_b = 0.1: a fixed sigma_w = sqrt 2 would send, for example, swiglu's variance to 1e241 by depth 10.
 
 Prints medians over repeats. Baselines measured in the same run:
 - the relu arc-cosine closed form (the fastest possible kernel for relu; also the accuracy reference),
@@ -19,7 +22,9 @@ import time
 
 import numpy as np
 import torch
+from rich.progress import track
 
+import nonlin
 from nonlin import theory
 
 
@@ -74,9 +79,16 @@ def main() -> None:
     ap.add_argument("--depth", type=int, default=10)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1, help="torch threads (1 is fastest on a shared machine)")
-    ap.add_argument("--names", nargs="*", default=["relu", "tanh", "gelu", "shifted_relu", "swiglu"])
+    ap.add_argument(
+        "--names",
+        nargs="*",
+        default=["relu", "tanh", "gelu", "shifted_relu", "hardtanh", "elu", "sin", "swiglu"],
+        help="entries to time ('all': every pointwise and gated entry)",
+    )
     ap.add_argument("--no-raw", action="store_true", help="skip the raw-input (many distinct variances) run")
     args = ap.parse_args()
+    if args.names == ["all"]:
+        args.names = [n for n in nonlin.names() if nonlin.spec(n).kind.value in ("pointwise", "gated")]
     torch.set_num_threads(args.threads)
     g = torch.Generator().manual_seed(0)
     X = torch.randn(args.n, args.d, generator=g, dtype=torch.float64)
@@ -84,14 +96,21 @@ def main() -> None:
     sw, sb = math.sqrt(2.0), 0.1
     print(f"n={args.n} d={args.d} depth={args.depth} threads={args.threads} repeats={args.repeats}")
 
-    base_t, (Kc, Thc) = _median_time(lambda: relu_closed(sphere, args.depth, sw, sb), args.repeats)
+    base_t, _ = _median_time(lambda: relu_closed(sphere, args.depth, sw, sb), args.repeats)
     print(f"\nbaseline relu arc-cosine closed form (NNGP+NTK): {base_t * 1e3:.1f} ms")
-    print("\nNNGP+NTK by quadrature, inputs of equal norm (one variance per layer: exact theta tables)")
-    for name in args.names:
-        t, k = _median_time(lambda name=name: theory.kernels(name, sphere, args.depth, sw, sb), args.repeats)
-        line = f"  {name:14s} {t:8.2f} s   ({t / base_t:8.0f} x closed-form relu)"
+    print("\nNNGP+NTK, inputs of equal norm (one variance per layer), sigma_w = init_gain(name), sigma_b = 0.1")
+    for name in track(args.names, description="entries", transient=True):
+        gain = theory.init_gain(name)
+        t, k = _median_time(
+            lambda name=name, gain=gain: theory.kernels(name, sphere, args.depth, gain, sb), args.repeats
+        )
+        q_last = float(k.nngp[0, 0])
+        line = (
+            f"  {name:22s} {t:8.2f} s   ({t / base_t:6.1f} x closed-form relu)  sigma_w {gain:.3f}, q_10 {q_last:.3g}"
+        )
         if name == "relu":
-            line += f"   max rel. error NNGP {rel_err(k.nngp, Kc):.1e}, NTK {rel_err(k.ntk, Thc):.1e}"
+            Kg, Thg = relu_closed(sphere, args.depth, gain, sb)
+            line += f"   max rel. error NNGP {rel_err(k.nngp, Kg):.1e}, NTK {rel_err(k.ntk, Thg):.1e}"
         print(line)
     print("\nNNGP+NTK, raw Gaussian inputs (many distinct variances: Chebyshev in log q as well)")
     Kr, Thr = relu_closed(X, args.depth, sw, sb)

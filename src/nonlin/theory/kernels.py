@@ -10,10 +10,11 @@ parametrizations; the NTK recursion above is the width-independent one (neural-t
 parametrization), which is the infinite-width limit the standard parametrization reaches with learning
 rates scaled by 1/width.
 
-Speed: the 2-D expectation depends on (q_i, q_j, c_ij). Per layer, theory tabulates it on Chebyshev
-points of the angle theta = arccos c (where kinked units are analytic, unlike in c) for each pair of
-distinct variances, and interpolates (barycentric); with many distinct variances, also on Chebyshev
-points of log q. Diagonals use exact 1-D quadrature.
+Speed: the 2-D expectation depends on (q_i, q_j, c_ij). Per layer, theory represents it, for each pair
+of distinct variances, as a Chebyshev series: in c for smooth units (`spectral.series`: every angle from
+one polar FFT), in the angle theta = arccos c for units with breakpoints (where kinked units are
+analytic, unlike in c; tabulated on Chebyshev points of theta by the 2-D rule); with many distinct
+variances, also interpolated on Chebyshev points of log q. Diagonals use exact 1-D quadrature.
 """
 
 from __future__ import annotations
@@ -73,15 +74,33 @@ def _cheb_coeffs(values: torch.Tensor) -> torch.Tensor:
     return c
 
 
-def _clenshaw(theta: torch.Tensor, coeffs: torch.Tensor) -> torch.Tensor:
-    """Evaluate sum_k c_k T_k(t), t = 2 theta / pi - 1, for coeffs [K, N]: returns [K, len(theta)]."""
-    t = (2.0 / math.pi) * theta - 1.0
+CLENSHAW_CHUNK = 65536  # points per pass: the recurrence's arrays stay in cache (4x faster than one pass)
+
+
+def _clenshaw(t: torch.Tensor, coeffs: torch.Tensor) -> torch.Tensor:
+    """Evaluate sum_k c_k T_k(t) for coeffs [K, N] at t [T]: returns [K, T]."""
     K, n = coeffs.shape
-    b1 = torch.zeros(K, t.shape[0], dtype=DTYPE)
-    b2 = torch.zeros_like(b1)
-    for k in range(n - 1, 0, -1):
-        b1, b2 = coeffs[:, k : k + 1] + 2.0 * t * b1 - b2, b1
-    return coeffs[:, :1] + t * b1 - b2
+    out = torch.empty(K, t.shape[0], dtype=DTYPE)
+    for lo in range(0, t.shape[0], CLENSHAW_CHUNK):
+        tc = t[lo : lo + CLENSHAW_CHUNK]
+        b1 = torch.zeros(K, tc.shape[0], dtype=DTYPE)
+        b2 = torch.zeros_like(b1)
+        two_t = 2.0 * tc
+        for k in range(n - 1, 0, -1):
+            b1, b2 = torch.addcmul(coeffs[:, k : k + 1] - b2, two_t, b1), b1
+        out[:, lo : lo + CLENSHAW_CHUNK] = torch.addcmul(coeffs[:, :1] - b2, tc, b1)
+    return out
+
+
+def _chebyshev_matrix(t: torch.Tensor, n: int) -> torch.Tensor:
+    """[..., n] of T_0(t) .. T_{n-1}(t) (three-term recurrence)."""
+    out = torch.empty(*t.shape, n, dtype=DTYPE)
+    out[..., 0] = 1.0
+    if n > 1:
+        out[..., 1] = t
+    for k in range(2, n):
+        out[..., k] = 2.0 * t * out[..., k - 1] - out[..., k - 2]
+    return out
 
 
 def _as_inputs(X: Any) -> tuple[torch.Tensor, bool]:
@@ -122,9 +141,10 @@ def _theta_table(
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Tables of the cross moments at P variance pairs (qa[p], qb[p]) on Chebyshev-Lobatto points in theta.
 
-    Nested doubling (17, 33, 65, ... points: each set contains the previous one): stop when the coarser
-    interpolant predicts the new points to `tol` relative to the largest value. Returns (nodes, weights,
-    values [K, P, N]).
+    Nested doubling (17, 33, 65, ... points: each set contains the previous one) until the table has
+    resolved the function: the last quarter of its Chebyshev coefficients is below `tol` relative to the
+    largest value (the interpolant's error is then about that size), or the coarser interpolant predicts
+    the new points to `tol`. Returns (nodes, weights, values [K, P, N]).
     """
     n = 17
     nodes, weights = _lobatto(n, 0.0, math.pi)
@@ -135,8 +155,14 @@ def _theta_table(
         vals = m.cross(qa.repeat_interleave(T), qb.repeat_interleave(T), thetas.repeat(P), grad=grad)
         return vals.reshape(vals.shape[0], P, T)
 
+    def resolved(values: torch.Tensor) -> bool:
+        coeffs = _cheb_coeffs(values)
+        scale = values.abs().amax(dim=2, keepdim=True).clamp_min(1e-300)
+        tail = coeffs[..., (3 * values.shape[-1]) // 4 :].abs() / scale
+        return bool((tail <= tol).all())
+
     values = cross(nodes)
-    while 2 * n - 1 <= max_nodes:
+    while 2 * n - 1 <= max_nodes and not resolved(values):
         n2 = 2 * n - 1
         nodes2, weights2 = _lobatto(n2, 0.0, math.pi)
         new = nodes2[1::2]
@@ -165,6 +191,21 @@ def _groups(q: torch.Tensor, rtol: float = 1e-13) -> tuple[torch.Tensor, torch.T
     return reps, inv
 
 
+def _tables(m: Model, qa: torch.Tensor, qb: torch.Tensor, grad: bool, tol: float) -> tuple[torch.Tensor, bool]:
+    """Chebyshev coefficients [K, P, D] of the cross moments at the variance pairs (qa[p], qb[p]), and
+    whether their variable is c (smooth units: `spectral.series`, every angle from one polar FFT) or
+    t = 2 theta / pi - 1 (the breakpoint-aware angle tables, interpolated on Chebyshev points of theta)."""
+    series = m.cross_series(qa, qb, grad=grad)
+    if series is not None:
+        return series, True
+    _, _, tab = _theta_table(m, qa, qb, grad, tol, MAX_THETA_NODES)
+    return _cheb_coeffs(tab), False
+
+
+def _variable(theta: torch.Tensor, in_c: bool) -> torch.Tensor:
+    return torch.cos(theta) if in_c else (2.0 / math.pi) * theta - 1.0
+
+
 def _layer_cross(
     m: Model, q: torch.Tensor, theta: torch.Tensor, grad: bool, tol: float, exact_groups: int, logq_nodes: int
 ) -> torch.Tensor:
@@ -175,9 +216,11 @@ def _layer_cross(
     reps, inv = _groups(q)
     G = reps.shape[0]
     n_pairs = n * (n - 1) // 2
+    if exact_groups < G and m.homogeneous:
+        logq_nodes = 1
     n_tables = G * (G + 1) // 2 if exact_groups >= G else logq_nodes * (logq_nodes + 1) // 2
-    if n_pairs <= 33 * n_tables:
-        # Few inputs: direct quadrature per pair is cheaper than any table (33 angles at least), and exact.
+    if n_pairs <= 33 * n_tables and not (m.smooth and exact_groups >= G):
+        # Few inputs: direct quadrature per pair is cheaper than any angle table (33 angles at least).
         i, j = torch.triu_indices(n, n, 1)
         vals = m.cross(q[i].clamp_min(1e-300), q[j].clamp_min(1e-300), theta[i, j], grad=grad)
         out[:, i, j] = vals
@@ -186,9 +229,8 @@ def _layer_cross(
     if exact_groups >= G:
         ia_, ib_ = torch.triu_indices(G, G)
         qe = reps.clamp_min(1e-300)
-        tn, tw, tab = _theta_table(m, qe[ia_], qe[ib_], grad, tol, MAX_THETA_NODES)  # [K, P, Nt]
+        coeffs, in_c = _tables(m, qe[ia_], qe[ib_], grad, tol)  # [K, P, D]
         members = [torch.nonzero(inv == g).reshape(-1) for g in range(G)]
-        coeffs = _cheb_coeffs(tab)  # [K, P, Nt]
         for p in range(ia_.shape[0]):
             a, b = int(ia_[p]), int(ib_[p])
             ia, ib = members[a], members[b]
@@ -198,8 +240,8 @@ def _layer_cross(
             else:
                 i = ia[:, None].expand(-1, ib.shape[0]).reshape(-1)
                 j = ib[None, :].expand(ia.shape[0], -1).reshape(-1)
-            # Clenshaw on Chebyshev coefficients: memory O(pairs), not O(pairs x nodes).
-            vals = _clenshaw(theta[i, j], coeffs[:, p, :])  # [K, pairs]
+            # Clenshaw on the coefficients: memory O(pairs), not O(pairs x degree).
+            vals = _clenshaw(_variable(theta[i, j], in_c), coeffs[:, p, :])  # [K, pairs]
             out[:, i, j] = vals
             out[:, j, i] = vals
         return out
@@ -207,26 +249,31 @@ def _layer_cross(
     # (correlations, bounded and slowly varying in q; exactly q-independent for homogeneous units) on
     # Chebyshev points of log q, and restore the scale per input from exact 1-D moments.
     s = torch.log(q.clamp_min(1e-300))
-    sn, sw = _lobatto(logq_nodes, float(s.min()), float(s.max()))
+    if m.homogeneous:  # normalised moments are the same at every variance: one node
+        logq_nodes = 1
+        sn, sw = s[:1].clone(), torch.ones(1, dtype=DTYPE)
+    else:
+        sn, sw = _lobatto(logq_nodes, float(s.min()), float(s.max()))
     qn = torch.exp(sn)
     ia_, ib_ = torch.triu_indices(logq_nodes, logq_nodes)
-    tn, tw, tab = _theta_table(m, qn[ia_], qn[ib_], grad, tol, MAX_THETA_NODES)
+    coeffs, in_c = _tables(m, qn[ia_], qn[ib_], grad, tol)  # [K, P, D]
     node_scale = _scales(m, qn, grad)  # [K, Nq]
     norm = torch.sqrt(node_scale[:, ia_] * node_scale[:, ib_])
-    tab = torch.where(norm[..., None] > 0, tab / norm.clamp_min(1e-300)[..., None], torch.zeros_like(tab))
-    full = torch.empty(n_k, logq_nodes, logq_nodes, tn.shape[0], dtype=DTYPE)
-    full[:, ia_, ib_] = tab
-    full[:, ib_, ia_] = tab
-    Bq = _bary_matrix(s, sn, sw)  # [n, Nq]
+    coeffs = torch.where(norm[..., None] > 0, coeffs / norm.clamp_min(1e-300)[..., None], torch.zeros_like(coeffs))
+    D = coeffs.shape[-1]
+    full = torch.empty(n_k, logq_nodes, logq_nodes, D, dtype=DTYPE)
+    full[:, ia_, ib_] = coeffs
+    full[:, ib_, ia_] = coeffs
+    Bq = _bary_matrix(s, sn, sw) if logq_nodes > 1 else torch.ones(n, 1, dtype=DTYPE)  # [n, Nq]
     in_scale = torch.sqrt(_scales(m, q.clamp_min(1e-300), grad))  # [K, n]
-    # Contract the q-axes first per input, then theta per pair (chunks of rows keep memory bounded).
-    left = torch.einsum("ia,kabt->kibt", Bq, full)  # [K, n, Nq, Nt]
-    rows = max(1, 2_000_000 // max(n * tn.shape[0], 1))
+    # Contract the q-axes first per input, then the series per pair (chunks of rows keep memory bounded).
+    left = torch.einsum("ia,kabt->kibt", Bq, full)  # [K, n, Nq, D]
+    rows = max(1, 2_000_000 // max(n * D, 1))
     for lo in range(0, n, rows):
         sl = slice(lo, lo + rows)
-        mid = torch.einsum("jb,kibt->kijt", Bq, left[:, sl])  # [K, r, n, Nt]
-        Bt = _bary_matrix(theta[sl].reshape(-1), tn, tw).reshape(-1, n, tn.shape[0])  # [r, n, Nt]
-        out[:, sl] = (mid * Bt[None]).sum(-1) * in_scale[:, sl, None] * in_scale[:, None, :]
+        mid = torch.einsum("jb,kibt->kijt", Bq, left[:, sl])  # [K, r, n, D]
+        T = _chebyshev_matrix(_variable(theta[sl], in_c), D)  # [r, n, D]
+        out[:, sl] = (mid * T[None]).sum(-1) * in_scale[:, sl, None] * in_scale[:, None, :]
     return out
 
 

@@ -19,6 +19,7 @@ import torch
 from nonlin.ops import TORCH
 from nonlin.registry import spec as get_spec
 from nonlin.spec import Kind
+from nonlin.theory import spectral
 from nonlin.theory.quadrature import DTYPE, Fn, expect_1d, expect_2d, nodes_1d
 from nonlin.theory.units import Unit, _float_params, pointwise_unit
 
@@ -44,6 +45,16 @@ class PointwiseModel:
     def rule(self) -> str:
         return self.unit.rule
 
+    @property
+    def smooth(self) -> bool:
+        return self.unit.smooth
+
+    @property
+    def homogeneous(self) -> bool:
+        """phi(l x) = l^a phi(x) for l > 0 (relu, leaky_relu, relu2, step, ...): normalised moments do not
+        depend on the variance."""
+        return _homogeneous(self.unit.phi) and _homogeneous(self.unit.dphi)
+
     def m2(self, q: torch.Tensor) -> torch.Tensor:
         """E[phi(u)^2], u ~ N(0, q)."""
         return expect_1d(lambda u, z: self.unit.phi(u) ** 2, q, self.unit.breakpoints)
@@ -65,6 +76,19 @@ class PointwiseModel:
         bps = self.unit.breakpoints
         return expect_2d(pairs, q1, q2, theta, bps, bps, nodes=self._nodes_2d(q1, q2))
 
+    def cross_series(self, qa: torch.Tensor, qb: torch.Tensor, grad: bool = True) -> torch.Tensor | None:
+        """Chebyshev coefficients in c of `cross` at variance pairs (qa[p], qb[p]): [K, P, D], or None
+        where the entry is not smooth or the spectral method does not converge (use `cross` then)."""
+        if not self.unit.smooth:
+            return None
+        f, d = self.unit.phi, self.unit.dphi
+        pairs = [(f, f), (d, d)] if grad else [(f, f)]
+        coeffs = spectral.series(pairs, qa.tolist(), qb.tolist(), self.unit.periodic)
+        if coeffs is None:
+            return None
+        scales = [self.m2] + ([self.g2] if grad else [])
+        return coeffs if _agrees_at_one(coeffs, qa, qb, scales) else None
+
     def _nodes_2d(self, q1: torch.Tensor, q2: torch.Tensor) -> int:
         """Periodic units oscillate with period 2 pi / sqrt(q) in the standardised variable: more nodes per panel."""
         if not self.unit.periodic:
@@ -74,6 +98,36 @@ class PointwiseModel:
 
     def zero_intervals(self) -> list[tuple[float, float]]:
         return _zero_intervals(self.unit.phi, self.unit.breakpoints)
+
+
+def _homogeneous(f: Fn) -> bool:
+    """f(l x) = l^a f(x) for every l > 0, checked on a grid at l = 1/3, 2, 10 (to 1e-14 relative)."""
+    x = torch.cat(
+        [-torch.logspace(-3, 3, 61, dtype=DTYPE), torch.zeros(1, dtype=DTYPE), torch.logspace(-3, 3, 61, dtype=DTYPE)]
+    )
+    fx = f(x)
+    ref = fx.abs().argmax()
+    if float(fx[ref]) == 0.0:
+        return True  # f = 0
+    for lam in (1.0 / 3.0, 2.0, 10.0):
+        flx = f(lam * x)
+        if float(flx[ref]) == 0.0 or (flx[ref] > 0) != (fx[ref] > 0):
+            return False
+        a = math.log(float(flx[ref] / fx[ref])) / math.log(lam)
+        if not bool(torch.allclose(flx, lam**a * fx, rtol=1e-14, atol=0.0)):
+            return False
+    return True
+
+
+def _agrees_at_one(coeffs: torch.Tensor, qa: torch.Tensor, qb: torch.Tensor, scales) -> bool:
+    """At c = 1 with equal variances the series must give the exact 1-D moments (T_m(1) = 1): a check
+    that catches a unit whose smoothness the declaration overstates."""
+    same = qa == qb
+    if not bool(same.any()):
+        return True
+    at_one = coeffs[:, same].sum(dim=-1)  # [K, P']
+    exact = torch.stack([fn(qa[same]) for fn in scales])
+    return bool(((at_one - exact).abs() <= 1e-12 * exact.abs().clamp_min(1e-300)).all())
 
 
 def _zero_intervals(f: Fn, bps: tuple[float, ...]) -> list[tuple[float, float]]:
@@ -140,6 +194,32 @@ class GatedModel:
         if not grad:
             return k[None]
         return torch.stack([k, ga[1] * vb[0] + ga[0] * vb[1]])
+
+    def cross_series(self, qa: torch.Tensor, qb: torch.Tensor, grad: bool = True) -> torch.Tensor | None:
+        """As PointwiseModel.cross_series: products of the gate's and the value's series."""
+        if not self.smooth:
+            return None
+        ga = spectral.series([(self.gate, self.gate), (self.dgate, self.dgate)], qa.tolist(), qb.tolist())
+        vb = spectral.series([(self.value, self.value), (self.dvalue, self.dvalue)], qa.tolist(), qb.tolist())
+        if ga is None or vb is None:
+            return None
+        k = spectral.multiply(ga[0], vb[0])
+        if grad:
+            dk = spectral.add(spectral.multiply(ga[1], vb[0]), spectral.multiply(ga[0], vb[1]))
+            n = max(k.shape[-1], dk.shape[-1])
+            coeffs = torch.stack([spectral.pad(k, n), spectral.pad(dk, n)])
+        else:
+            coeffs = k[None]
+        scales = [self.m2] + ([self.g2] if grad else [])
+        return coeffs if _agrees_at_one(coeffs, qa, qb, scales) else None
+
+    @property
+    def smooth(self) -> bool:
+        return not self.gate_bps and not self.value_bps
+
+    @property
+    def homogeneous(self) -> bool:
+        return all(_homogeneous(f) for f in (self.gate, self.dgate, self.value, self.dvalue))
 
     def zero_intervals(self) -> list[tuple[float, float]]:
         return _zero_intervals(self.gate, self.gate_bps)

@@ -36,8 +36,8 @@ _FEATURES_X = sorted({s * 2.0**k for k in range(-3, 7) for s in (-1, 1)})
 _FEATURES_X_2D = sorted({s * 2.0**k for k in range(-3, 6) for s in (-1, 1)})
 _FEATURE_BELOW = 1.0  # the 2-D grid has unit panels: feature points matter only inside |z| < 1
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-# Keep tensors of one chunk of the 2-D rule near this many elements (memory, cache).
-_CHUNK_ELEMENTS = 4_000_000
+# Keep tensors of one chunk of the 2-D rule near this many elements (cache-sized: ~1.5x faster than 4e6).
+_CHUNK_ELEMENTS = 250_000
 
 Integrand1 = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]  # (u, z) -> values
 Fn = Callable[[torch.Tensor], torch.Tensor]

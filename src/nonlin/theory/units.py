@@ -38,6 +38,8 @@ class Unit:
     eval_mode: bool = False
     notes: tuple[str, ...] = field(default=())
     periodic: bool = False
+    # No declared breakpoint: phi and phi' are smooth, and cross moments can use `spectral.series`.
+    smooth: bool = False
 
     @property
     def kind(self) -> Kind:
@@ -86,7 +88,8 @@ def pointwise_unit(name: str, **params: Any) -> Unit:
 
     # 0 is always a split: harmless where phi is smooth there, and it covers |x|-type kinks in higher
     # derivatives that declarations do not list (softsign's phi' = 1/(1+|x|)^2 has a kink at 0).
-    bps = tuple(sorted({0.0, *(float(b) for b in s.breakpoints(**p) if math.isfinite(b))}))
+    declared = [float(b) for b in s.breakpoints(**p) if math.isfinite(b)]
+    bps = tuple(sorted({0.0, *declared}))
     return Unit(
         name=s.name,
         spec=s,
@@ -98,6 +101,7 @@ def pointwise_unit(name: str, **params: Any) -> Unit:
         eval_mode=s.stochastic,
         notes=tuple(notes),
         periodic="periodic" in s.properties,
+        smooth=not declared,
     )
 
 
