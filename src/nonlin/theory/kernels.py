@@ -35,6 +35,10 @@ TABLE_TOL = 1e-13  # relative accuracy the theta tables are refined to (nested C
 MAX_THETA_NODES = 257
 EXACT_GROUPS = 4  # up to this many distinct variances: one theta table per pair of them
 LOGQ_NODES = 9  # Chebyshev points in log q otherwise
+# Pairs this close to c = 1 take E[phi^2] - E[phi phi'] from the distance tables: there 1 - c computed from
+# K would lose eps / (1 - c) relative, while h = (k(0) - k) / (1 - cos theta), tabulated with relative error
+# ~1e-12 at its smallest nonzero nodes, loses 1e-12 at most.
+NEAR_ONE_MINUS_C = 1e-3
 
 
 def _lobatto(n: int, lo: float, hi: float) -> tuple[torch.Tensor, torch.Tensor]:
@@ -59,19 +63,25 @@ def _bary_matrix(x: torch.Tensor, nodes: torch.Tensor, weights: torch.Tensor) ->
     return r
 
 
-def _cheb_coeffs(values: torch.Tensor) -> torch.Tensor:
-    """Chebyshev coefficients [..., N] of the interpolant through `values` [..., N] at our Lobatto nodes
-    (theta increasing from 0 to pi, i.e. t = 2 theta / pi - 1 = -cos(pi k / (N - 1)))."""
+def _dct_coeffs(values: torch.Tensor) -> torch.Tensor:
+    """Chebyshev coefficients [..., N] of the interpolant through values at x_j = cos(pi j / (N - 1))."""
     n = values.shape[-1]
-    f = values.flip(-1)  # now at x_j = cos(pi j / (N - 1)), j = 0..N-1
+    if n == 1:
+        return values.clone()
     j = torch.arange(n, dtype=DTYPE)
     C = torch.cos(math.pi * j[:, None] * j[None, :] / (n - 1))  # [k, j]
     w = torch.ones(n, dtype=DTYPE)
     w[0] = w[-1] = 0.5
-    c = (f * w) @ C.T * (2.0 / (n - 1))
+    c = (values * w) @ C.T * (2.0 / (n - 1))
     c[..., 0] *= 0.5
     c[..., -1] *= 0.5
     return c
+
+
+def _cheb_coeffs(values: torch.Tensor) -> torch.Tensor:
+    """Chebyshev coefficients [..., N] of the interpolant through `values` [..., N] at our Lobatto nodes
+    (theta increasing from 0 to pi, i.e. t = 2 theta / pi - 1 = -cos(pi k / (N - 1)))."""
+    return _dct_coeffs(values.flip(-1))  # now at x_j = cos(pi j / (N - 1)), j = 0..N-1
 
 
 CLENSHAW_CHUNK = 65536  # points per pass: the recurrence's arrays stay in cache (4x faster than one pass)
@@ -126,14 +136,36 @@ class Kernels:
     notes: tuple[str, ...]
 
 
-def _theta(K: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
+def _pairwise_sq_dist(t: torch.Tensor) -> torch.Tensor:
+    """|x_i - x_j|^2 from differences (not |x_i|^2 + |x_j|^2 - 2 x_i.x_j, which cancels for near pairs)."""
+    n = t.shape[0]
+    out = torch.empty(n, n, dtype=DTYPE)
+    rows = max(1, 4_000_000 // max(n * t.shape[1], 1))
+    for lo in range(0, n, rows):
+        out[lo : lo + rows] = ((t[lo : lo + rows, None, :] - t[None, :, :]) ** 2).sum(-1)
+    return out
+
+
+def _one_minus_c(dist: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
+    """1 - c_ij from dist_ij = E[(u_i - u_j)^2] = q_i + q_j - 2 K_ij without cancellation near c = 1:
+    1 - c = (dist - (sqrt q_i - sqrt q_j)^2) / (2 sqrt(q_i q_j))."""
+    sq = torch.sqrt(q)
+    gap = ((q[:, None] - q[None, :]) / (sq[:, None] + sq[None, :]).clamp_min(1e-300)) ** 2
+    norm = 2.0 * sq[:, None] * sq[None, :]
+    return ((dist - gap) / norm.clamp_min(1e-300)).clamp(0.0, 2.0)
+
+
+def _theta(K: torch.Tensor, q: torch.Tensor, dist: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Angles theta_ij and 1 - c_ij. For c > 0 both come from the tracked distances (near c = 1, theta ~
+    sqrt(2 (1 - c)) and an absolute rounding error eps in c would move theta by eps / theta)."""
     norm = torch.sqrt(q[:, None] * q[None, :])
     c = torch.where(norm > 0, K / torch.where(norm > 0, norm, torch.ones_like(norm)), torch.zeros_like(K))
-    # Identical inputs (K_ij = K_ii = K_jj) have c = 1 exactly; sqrt(q^2) rounding must not make it 1 - eps,
-    # since kinked units' kernels move like sqrt(1 - c) there (relu's NTK would move by 1e-8).
-    same = (q[:, None] == K) & (q[:, None] == q[None, :])
-    c = torch.where(same, torch.ones_like(c), c)
-    return torch.arccos(c.clamp(-1.0, 1.0))
+    c = c.clamp(-1.0, 1.0)
+    omc_d = _one_minus_c(dist, q)
+    near = (c > 0) & (norm > 0)
+    omc = torch.where(near, omc_d, 1.0 - c)
+    theta = torch.where(near, 2.0 * torch.asin(torch.sqrt(0.5 * omc_d).clamp(max=1.0)), torch.arccos(c))
+    return theta, omc
 
 
 def _theta_table(
@@ -191,6 +223,30 @@ def _groups(q: torch.Tensor, rtol: float = 1e-13) -> tuple[torch.Tensor, torch.T
     return reps, inv
 
 
+def _distance_coeffs(m: Model, k_coeffs: torch.Tensor, in_c: bool, q: torch.Tensor) -> torch.Tensor:
+    """Chebyshev coefficients (same variable as k_coeffs) of h(theta) = (k(0) - k(theta)) / (1 - cos theta)
+    for one equal-variance table: then E[phi^2] - E[phi(u_i) phi(u_j)] = (1 - c) h is free of cancellation
+    for c near 1, where h(0) = q E[phi'^2] (continuous units).
+    """
+    n = max(k_coeffs.shape[-1], 2)
+    if in_c:
+        # k = sum a_m T_m(c) and (1 - T_m(cos t)) / (1 - cos t) = sin^2(m t / 2) / sin^2(t / 2) exactly:
+        # h is a polynomial of degree D - 2, sampled at Lobatto points of c.
+        t = math.pi * torch.arange(n, dtype=DTYPE) / (n - 1)
+        mm = torch.arange(k_coeffs.shape[-1], dtype=DTYPE)
+        ratio = (torch.sin(0.5 * mm[None, :] * t[:, None]) / torch.sin(0.5 * t[:, None])) ** 2
+        ratio[0] = mm**2
+        return _dct_coeffs(ratio @ k_coeffs)
+    # Angle tables: k at the Lobatto points of theta (inverse transform), divided by 1 - cos theta.
+    t = -torch.cos(math.pi * torch.arange(n, dtype=DTYPE) / (n - 1))  # theta = pi (t + 1) / 2, increasing
+    k = _clenshaw(t, k_coeffs[None])[0]
+    theta = 0.5 * math.pi * (t + 1.0)
+    h = torch.empty_like(k)
+    h[1:] = (k[0] - k[1:]) / (2.0 * torch.sin(0.5 * theta[1:]) ** 2)
+    h[0] = q[0] * m.g2(q)[0]
+    return _cheb_coeffs(h)
+
+
 def _tables(m: Model, qa: torch.Tensor, qb: torch.Tensor, grad: bool, tol: float) -> tuple[torch.Tensor, bool]:
     """Chebyshev coefficients [K, P, D] of the cross moments at the variance pairs (qa[p], qb[p]), and
     whether their variable is c (smooth units: `spectral.series`, every angle from one polar FFT) or
@@ -207,25 +263,39 @@ def _variable(theta: torch.Tensor, in_c: bool) -> torch.Tensor:
 
 
 def _layer_cross(
-    m: Model, q: torch.Tensor, theta: torch.Tensor, grad: bool, tol: float, exact_groups: int, logq_nodes: int
-) -> torch.Tensor:
-    """[K, n, n] of E[phi(u_i) phi(u_j)] (and E[phi' phi']) for all pairs, by tabulation and interpolation."""
+    m: Model,
+    q: torch.Tensor,
+    theta: torch.Tensor,
+    omc: torch.Tensor,
+    grad: bool,
+    tol: float,
+    exact_groups: int,
+    logq_nodes: int,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """[K, n, n] of E[phi(u_i) phi(u_j)] (and E[phi' phi']) for all pairs, by tabulation and interpolation;
+    and [n, n] of E[phi(u)^2] - E[phi(u_i) phi(u_j)] computed without cancellation where the layer can
+    (equal-variance pairs of continuous units; NaN elsewhere)."""
     n = q.shape[0]
     n_k = 2 if grad else 1
     out = torch.empty(n_k, n, n, dtype=DTYPE)
+    half_dist = torch.full((n, n), math.nan, dtype=DTYPE)
     reps, inv = _groups(q)
     G = reps.shape[0]
     n_pairs = n * (n - 1) // 2
     if exact_groups < G and m.homogeneous:
         logq_nodes = 1
     n_tables = G * (G + 1) // 2 if exact_groups >= G else logq_nodes * (logq_nodes + 1) // 2
-    if n_pairs <= 33 * n_tables and not (m.smooth and exact_groups >= G):
-        # Few inputs: direct quadrature per pair is cheaper than any angle table (33 angles at least).
-        i, j = torch.triu_indices(n, n, 1)
+    iu, ju = torch.triu_indices(n, n, 1)
+    near_pairs = bool((omc[iu, ju] < NEAR_ONE_MINUS_C).any())
+    tables_pay = exact_groups >= G and (m.smooth or (m.distance_tables and near_pairs))
+    if n_pairs <= 33 * n_tables and not tables_pay:
+        # Few inputs: direct quadrature per pair is cheaper than any angle table (33 angles at least), unless
+        # the unit is smooth (its series costs less) or near pairs need the distance tables.
+        i, j = iu, ju
         vals = m.cross(q[i].clamp_min(1e-300), q[j].clamp_min(1e-300), theta[i, j], grad=grad)
         out[:, i, j] = vals
         out[:, j, i] = vals
-        return out  # diagonals are filled from 1-D moments by the caller
+        return out, half_dist  # diagonals are filled from 1-D moments by the caller
     if exact_groups >= G:
         ia_, ib_ = torch.triu_indices(G, G)
         qe = reps.clamp_min(1e-300)
@@ -241,10 +311,19 @@ def _layer_cross(
                 i = ia[:, None].expand(-1, ib.shape[0]).reshape(-1)
                 j = ib[None, :].expand(ia.shape[0], -1).reshape(-1)
             # Clenshaw on the coefficients: memory O(pairs), not O(pairs x degree).
-            vals = _clenshaw(_variable(theta[i, j], in_c), coeffs[:, p, :])  # [K, pairs]
+            tv = _variable(theta[i, j], in_c)
+            vals = _clenshaw(tv, coeffs[:, p, :])  # [K, pairs]
             out[:, i, j] = vals
             out[:, j, i] = vals
-        return out
+            if a == b and m.distance_tables and float(reps[a]) > 0:
+                near = omc[i, j] < NEAR_ONE_MINUS_C
+                if bool(near.any()):
+                    i, j = i[near], j[near]
+                    h = _distance_coeffs(m, coeffs[0, p, :], in_c, reps[a : a + 1])
+                    d = omc[i, j] * _clenshaw(tv[near], h[None])[0]
+                    half_dist[i, j] = d
+                    half_dist[j, i] = d
+        return out, half_dist
     # Many distinct variances: tabulate the normalised moments E[f(u1) f(u2)] / sqrt(E[f(u1)^2] E[f(u2)^2])
     # (correlations, bounded and slowly varying in q; exactly q-independent for homogeneous units) on
     # Chebyshev points of log q, and restore the scale per input from exact 1-D moments.
@@ -274,7 +353,7 @@ def _layer_cross(
         mid = torch.einsum("jb,kibt->kijt", Bq, left[:, sl])  # [K, r, n, D]
         T = _chebyshev_matrix(_variable(theta[sl], in_c), D)  # [r, n, D]
         out[:, sl] = (mid * T[None]).sum(-1) * in_scale[:, sl, None] * in_scale[:, None, :]
-    return out
+    return out, half_dist
 
 
 def _scales(m: Model, q: torch.Tensor, grad: bool) -> torch.Tensor:
@@ -304,12 +383,13 @@ def _kernels(
     sw2, sb2 = sigma_w**2, sigma_b**2
     K = sw2 * (t @ t.T) / t.shape[1] + sb2
     K = 0.5 * (K + K.T)
+    dist = sw2 * _pairwise_sq_dist(t) / t.shape[1]  # E[(u_i - u_j)^2], tracked beside K
     theta_k = K.clone() if want_ntk else None
     history = [Kernels(K.clone(), None if theta_k is None else theta_k.clone(), ())]
     for _ in range(depth):
         q = torch.diagonal(K).clone()
-        th = _theta(K, q)
-        cross = _layer_cross(m, q, th, want_ntk, table_tol, exact_groups, logq_nodes)
+        th, omc = _theta(K, q, dist)
+        cross, half_dist = _layer_cross(m, q, th, omc, want_ntk, table_tol, exact_groups, logq_nodes)
         K_next = sw2 * cross[0] + sb2
         # Diagonals from exact 1-D quadrature (the c = 1 end of the tables is exact too, but this is cheaper).
         qe = q.clamp_min(1e-300)
@@ -325,6 +405,13 @@ def _kernels(
             theta_k = K_next + sw2 * kdot * theta_k
             theta_k = 0.5 * (theta_k + theta_k.T)
         K = 0.5 * (K_next + K_next.T)
+        # Next distances: 2 sigma_w^2 (m2 - k) from the distance tables where the layer gave them
+        # (equal-variance pairs of continuous units), else from K (where c is not near 1 it is as accurate).
+        diag = torch.diagonal(K)
+        from_k = (diag[:, None] + diag[None, :] - 2.0 * K).clamp_min(0.0)
+        dist = torch.where(torch.isfinite(half_dist), 2.0 * sw2 * half_dist, from_k)
+        dist = torch.where(same, torch.zeros_like(dist), 0.5 * (dist + dist.T))
+        dist.diagonal().zero_()
         history.append(Kernels(K.clone(), None if theta_k is None else theta_k.clone(), ()))
     if keep_all:
         return history, is_np

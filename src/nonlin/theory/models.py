@@ -50,6 +50,11 @@ class PointwiseModel:
         return self.unit.smooth
 
     @property
+    def distance_tables(self) -> bool:
+        """E[(phi(u1) - phi(u2))^2] ~ (1 - c) q E[phi'^2] near c = 1: phi continuous, phi' its derivative."""
+        return not self.unit.rule and _continuous(self.unit.phi, self.unit.breakpoints)
+
+    @property
     def homogeneous(self) -> bool:
         """phi(l x) = l^a phi(x) for l > 0 (relu, leaky_relu, relu2, step, ...): normalised moments do not
         depend on the variance."""
@@ -98,6 +103,17 @@ class PointwiseModel:
 
     def zero_intervals(self) -> list[tuple[float, float]]:
         return _zero_intervals(self.unit.phi, self.unit.breakpoints)
+
+
+def _continuous(f: Fn, bps: tuple[float, ...]) -> bool:
+    """No jump at any breakpoint (checked at +-1e-9 relative: a kink moves f by ~1e-9, a jump by O(1))."""
+    if not bps:
+        return True
+    b = torch.tensor(bps, dtype=DTYPE)
+    h = 1e-9 * b.abs().clamp_min(1.0)
+    left, right = f(b - h), f(b + h)
+    scale = 1.0 + torch.maximum(left.abs(), right.abs())
+    return bool(((right - left).abs() <= 1e-6 * scale).all())
 
 
 def _homogeneous(f: Fn) -> bool:
@@ -216,6 +232,10 @@ class GatedModel:
     @property
     def smooth(self) -> bool:
         return not self.gate_bps and not self.value_bps
+
+    @property
+    def distance_tables(self) -> bool:
+        return not self.rule and _continuous(self.gate, self.gate_bps) and _continuous(self.value, self.value_bps)
 
     @property
     def homogeneous(self) -> bool:
