@@ -31,7 +31,8 @@ def _signature(fn, io: str, compute: str) -> tuple[dict[str, str], dict[str, int
         elif name.endswith("_ptr"):
             base = name[: -len("_ptr")]
             # Extra-input gradients are written in the compute dtype; everything else in the io dtype.
-            sig[name] = "*" + (_TT[compute] if base in ("dc",) else _TT[io])
+            # Per-channel parameter gradients (dpv_<name>) too.
+            sig[name] = "*" + (_TT[compute] if base == "dc" or base.startswith("dpv_") else _TT[io])
         else:
             sig[name] = "i32"
     return sig, {"BLOCK": 1024}
@@ -53,8 +54,12 @@ def compile_entry(name: str, io: str, fp32_compute: str = "float64", arch: int =
     modes = ("eval", "train") if s.stochastic else ("plain",)
     errors = []
     target = GPUTarget("cuda", arch, 32)
-    for mode in modes:
-        p = plan(s, mode, floats, tparams)
+    plans = [(mode, plan(s, mode, floats, tparams)) for mode in modes]
+    if s.derivative_from_output is not None:  # the backward from the saved output
+        plans.append(("output", plan(s, "output", floats, tparams)))
+    if tparams:  # every learnable parameter per channel
+        plans.append(("per-channel", plan(s, "plain", floats, tparams, tparams)))
+    for mode, p in plans:
         fwd, bwd, _ = kernels(p, compute, io, False)
         for fn in (fwd, bwd):
             sig, const = _signature(fn, io, compute)
