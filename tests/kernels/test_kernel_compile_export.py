@@ -53,3 +53,36 @@ def test_torch_export_records_the_custom_ops():
         y = ep.module()(x)
     with use("eager"):
         assert torch.allclose(y, model(x), rtol=1e-6, atol=1e-7)
+
+
+class RectifiedMLP(nn.Module):
+    """relu (saves its output) and a per-channel prelu (parameters read per element) in one model."""
+
+    def __init__(self, d: int = 8, hidden: int = 12) -> None:
+        super().__init__()
+        self.up = nn.Linear(d, hidden)
+        self.act = nonlin.get("relu")
+        self.down = nn.Linear(hidden, d)
+        self.out = nonlin.get("prelu", num_parameters=d, channel_dim=-1)
+        with torch.no_grad():
+            self.out.a.copy_(torch.linspace(0.05, 0.5, d))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.out(self.down(self.act(self.up(x))))
+
+
+def test_compile_and_export_with_saved_output_and_per_channel_parameters():
+    torch.manual_seed(2)
+    model = RectifiedMLP()
+    x = torch.randn(5, 8, requires_grad=True)
+    with use("eager"):
+        y0, g0 = _run(model, x)
+    with use("fused", backend="python"):
+        compiled = torch.compile(model, fullgraph=True, backend="aot_eager")
+        y1, g1 = _run(compiled, x)
+        ep = torch.export.export(model, (x.detach(),))
+        assert str(ep.graph).count("nonlin.pointwise") == 2
+        y2 = ep.module()(x.detach())
+    assert torch.allclose(y1, y0, rtol=1e-6, atol=1e-7) and torch.allclose(y2, y0, rtol=1e-6, atol=1e-7)
+    for a, b in zip(g1, g0, strict=True):
+        assert torch.allclose(a, b, rtol=1e-5, atol=1e-6)
