@@ -182,10 +182,21 @@ def _theta_table(
     nodes, weights = _lobatto(n, 0.0, math.pi)
     P = qa.shape[0]
 
+    parities = getattr(m, "parities", None)
+    signs = None if parities is None else torch.tensor(parities[: 2 if grad else 1], dtype=DTYPE)
+
     def cross(thetas: torch.Tensor) -> torch.Tensor:
+        # Node sets here are symmetric about pi/2 (index j <-> T-1-j); for units of definite parity the
+        # upper half is the lower half times the parity (c -> -c reflects one argument).
         T = thetas.shape[0]
-        vals = m.cross(qa.repeat_interleave(T), qb.repeat_interleave(T), thetas.repeat(P), grad=grad)
-        return vals.reshape(vals.shape[0], P, T)
+        half = (T + 1) // 2 if signs is not None else T
+        th = thetas[:half]
+        vals = m.cross(qa.repeat_interleave(half), qb.repeat_interleave(half), th.repeat(P), grad=grad)
+        vals = vals.reshape(vals.shape[0], P, half)
+        if half == T:
+            return vals
+        upper = vals[..., : T - half].flip(-1) * signs[:, None, None]
+        return torch.cat([vals, upper], dim=-1)
 
     def resolved(values: torch.Tensor) -> bool:
         coeffs = _cheb_coeffs(values)

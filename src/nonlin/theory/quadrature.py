@@ -133,6 +133,7 @@ def _expect_2d_nonneg(
     bps1: Sequence[float],
     bps2: Sequence[float],
     nodes: int,
+    features: bool = True,
 ) -> torch.Tensor:
     """The rotated-coordinate rule for theta in [0, pi/2] (c >= 0)."""
     s1, s2 = torch.sqrt(q1), torch.sqrt(q2)
@@ -143,8 +144,9 @@ def _expect_2d_nonneg(
     beta2 = _scaled(bps2, s2) if bps2 else torch.zeros(T, 0, dtype=DTYPE)
     # Outer splits: where a line of f1 meets a line of f2, (p1 - b y)/a = (p2 + b y)/a. Breakpoint lines
     # are kinks or jumps (exact splits needed wherever they cross); feature lines only near y = 0.
-    feat1 = _scaled(_FEATURES_X_2D, s1, _FEATURE_BELOW)
-    feat2 = _scaled(_FEATURES_X_2D, s2, _FEATURE_BELOW)
+    feature_points = _FEATURES_X_2D if features else []
+    feat1 = _scaled(feature_points, s1, _FEATURE_BELOW)
+    feat2 = _scaled(feature_points, s2, _FEATURE_BELOW)
     safe_b = torch.where(b > 0, b, torch.ones_like(b))[:, None, None]
 
     def crossings(p1: torch.Tensor, p2: torch.Tensor, below: float) -> torch.Tensor:
@@ -199,12 +201,16 @@ def expect_2d(
     bps1: Sequence[float] = (),
     bps2: Sequence[float] = (),
     nodes: int = 10,
+    features: bool = True,
 ) -> torch.Tensor:
     """E[f1(u1) f2(u2)] for each (f1, f2) in `pairs`: [K, T] for K pairs and T triples (q1, q2, theta).
 
     (u1, u2) are centred Gaussians with variances q1, q2 and correlation cos(theta), theta in [0, pi].
     Give the angle rather than the correlation when c is near +-1: theta carries what 1 - c loses in
     floating point. `bps1` / `bps2` are the breakpoints of every f1 / f2 (the union when several).
+    `features=False` drops the panels graded at the pre-activation scales x = +-2^k, which only smooth
+    functions' complex singularities need: for piecewise polynomials they are 1.3-2.5x of the work and
+    change nothing (2e-16).
     """
     q1, q2, theta = torch.broadcast_tensors(
         torch.as_tensor(q1, dtype=DTYPE).reshape(-1),
@@ -214,12 +220,12 @@ def expect_2d(
     out = torch.empty(len(pairs), theta.shape[0], dtype=DTYPE)
     pos = theta <= 0.5 * math.pi
     if pos.any():
-        out[:, pos] = _expect_2d_nonneg(pairs, q1[pos], q2[pos], theta[pos], bps1, bps2, nodes)
+        out[:, pos] = _expect_2d_nonneg(pairs, q1[pos], q2[pos], theta[pos], bps1, bps2, nodes, features)
     if (~pos).any():
         # c < 0: E[f1(u1) f2(u2)] = E[f1(u1) g(-u2)] with g(t) = f2(-t), whose correlation is -c > 0.
         reflected = [(f1, _reflect(f2)) for f1, f2 in pairs]
         out[:, ~pos] = _expect_2d_nonneg(
-            reflected, q1[~pos], q2[~pos], math.pi - theta[~pos], bps1, tuple(-p for p in bps2), nodes
+            reflected, q1[~pos], q2[~pos], math.pi - theta[~pos], bps1, tuple(-p for p in bps2), nodes, features
         )
     return out
 
