@@ -120,10 +120,11 @@ def compiled_formula(spec, compute: torch.dtype):
     otherwise later entries would silently run eagerly."""
     if spec.kind is nonlin.Kind.GATED:
 
-        def f(packed):
+        def f(packed, *extras):
             d = packed.shape[-1] // 2
             g, v = packed[..., :d].to(compute), packed[..., d:].to(compute)
-            return spec.forward(TORCH, g, v, **spec.defaults()).to(packed.dtype)
+            rest = [e.to(compute) for e in extras]
+            return spec.forward(TORCH, g, v, *rest, **spec.defaults()).to(packed.dtype)
 
     else:
 
@@ -152,6 +153,8 @@ def bench_entry(name: str, tokens: int, d_ff: int, dtype: torch.dtype, device: t
     shape = (tokens, 2 * d_ff) if gated else (tokens, d_ff)
     x = torch.randn(shape, generator=gen, device=device, dtype=torch.float32).to(dtype).requires_grad_(True)
     go = torch.randn((tokens, d_ff), generator=gen, device=device, dtype=torch.float32).to(dtype)
+    # Extra inputs (kappa_swiglu's router confidence c): one value per token, not differentiated here.
+    extra = {n: torch.rand((tokens, 1), generator=gen, device=device).to(dtype) for n in spec.extra_inputs}
     es = x.element_size()
     n_out = tokens * d_ff
     fwd_bytes = x.numel() * es + n_out * es
@@ -176,12 +179,12 @@ def bench_entry(name: str, tokens: int, d_ff: int, dtype: torch.dtype, device: t
         "peak": None,
     }
     with use("eager"):
-        run("eager", lambda: f(x), (x,))
+        run("eager", lambda: f(x, **extra), (x,))
     comp = compiled_formula(spec, compute)
     with use("eager"):
-        run("compile", lambda: comp(x), (x,))
+        run("compile", lambda: comp(x, *extra.values()), (x,))
     with use("fused"):
-        run("fused", lambda: f(x), (x,))
+        run("fused", lambda: f(x, **extra), (x,))
     lf = liger_fn(name) if device.type == "cuda" else None
     if lf is not None:
         g = x.detach()[:, :d_ff].contiguous().requires_grad_(True)
