@@ -137,12 +137,19 @@ class Kernels:
 
 
 def _pairwise_sq_dist(t: torch.Tensor) -> torch.Tensor:
-    """|x_i - x_j|^2 from differences (not |x_i|^2 + |x_j|^2 - 2 x_i.x_j, which cancels for near pairs)."""
-    n = t.shape[0]
-    out = torch.empty(n, n, dtype=DTYPE)
-    rows = max(1, 4_000_000 // max(n * t.shape[1], 1))
-    for lo in range(0, n, rows):
-        out[lo : lo + rows] = ((t[lo : lo + rows, None, :] - t[None, :, :]) ** 2).sum(-1)
+    """|x_i - x_j|^2. From the Gram matrix, |x_i|^2 + |x_j|^2 - 2 x_i.x_j, whose absolute error is eps times
+    |x_i|^2 + |x_j|^2: relative to the distance that is at most 100 eps where the distance is at least 1% of
+    that sum; closer pairs (near duplicates) are recomputed from their differences."""
+    sq = (t * t).sum(dim=1)
+    total = sq[:, None] + sq[None, :]
+    out = (total - 2.0 * (t @ t.T)).clamp_min(0.0)
+    near = torch.nonzero(torch.triu(out < 1e-2 * total, diagonal=1))
+    for lo in range(0, near.shape[0], 65536):
+        i, j = near[lo : lo + 65536].unbind(1)
+        d = ((t[i] - t[j]) ** 2).sum(dim=1)
+        out[i, j] = d
+        out[j, i] = d
+    out.diagonal().zero_()
     return out
 
 
