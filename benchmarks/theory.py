@@ -12,7 +12,12 @@ Prints medians over repeats. Baselines measured in the same run:
 - a naive tensor Gauss-Hermite rule for E[phi(u1) phi(u2)] (conditional form u2 = c u1 + sqrt(1-c^2) w,
   64 x 64 nodes), the usual numerical fallback (as in neural-tangents' numerical kernel), for accuracy
   near c = 1 and time;
-- neural-tangents' relu kernel if `neural_tangents` (JAX) is importable; it is not a dependency.
+- neural-tangents (JAX; not a dependency) with `--nt-python PATH`: the Python of an environment that has
+  it, e.g. `python -m venv ntenv && ntenv/bin/pip install neural-tangents==0.6.5 "jax[cpu]==0.4.30"
+  jaxlib==0.4.30 tf2jax==0.3.6` (newer jax breaks neural-tangents 0.6.5). Its closed-form kernels (Relu,
+  Erf, Gelu) and its numerical kernel (ElementwiseNumerical, 25-point Gauss-Hermite) for relu and tanh run
+  there (benchmarks/theory_nt_worker.py) on the same inputs; errors are against the relu closed form and
+  against nonlin, times are medians of three jitted calls.
 """
 
 from __future__ import annotations
@@ -20,8 +25,11 @@ from __future__ import annotations
 import argparse
 import math
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -89,6 +97,8 @@ def main() -> None:
         help="entries to time ('all': every pointwise and gated entry)",
     )
     ap.add_argument("--no-raw", action="store_true", help="skip the raw-input (many distinct variances) run")
+    ap.add_argument("--nt-python", default=None, help="Python of an environment with neural-tangents (optional)")
+    ap.add_argument("--nt-n", type=int, default=200, help="inputs for the neural-tangents comparison")
     args = ap.parse_args()
     if args.names == ["all"]:
         args.names = [n for n in nonlin.names() if nonlin.spec(n).kind.value in ("pointwise", "gated")]
@@ -153,10 +163,41 @@ def main() -> None:
     t, line = _median_time(lambda: theory.critical_line("gelu"), args.repeats)
     print(f"  critical_line gelu, {len(line['q_star'])} points       {t * 1e3 / len(line['q_star']):8.2f} ms per point")
 
-    try:
-        import neural_tangents  # noqa: F401
-    except ImportError:
-        print("\nneural-tangents not installed (JAX): its numerical kernel was not compared.")
+    if args.nt_python:
+        compare_neural_tangents(args.nt_python, sphere[: args.nt_n], args.depth, sw, sb)
+    else:
+        print("\nneural-tangents not compared (JAX, not a dependency): pass --nt-python PATH (see the header).")
+
+
+def compare_neural_tangents(python: str, X: torch.Tensor, depth: int, sw: float, sb: float) -> None:
+    worker = Path(__file__).with_name("theory_nt_worker.py")
+    with tempfile.TemporaryDirectory() as tmp:
+        inp, out = Path(tmp) / "in.npz", Path(tmp) / "out.npz"
+        np.savez(inp, X=X.numpy(), depth=depth, sigma_w=sw, sigma_b=sb)
+        subprocess.run([python, str(worker), str(inp), str(out)], check=True, capture_output=True)
+        nt = dict(np.load(out))
+    print(
+        f"\nneural-tangents vs nonlin, n = {X.shape[0]}, depth {depth}, NNGP+NTK (max relative error to sqrt(K_ii K_jj))"
+    )
+    Kc, Thc = relu_closed(X, depth, sw, sb)
+    for name, nt_case, closed in (
+        ("relu", "relu_closed", True),
+        ("relu", "relu_numerical", True),
+        ("erf", "erf_closed", False),
+        ("gelu", "gelu_closed", False),
+        ("tanh", "tanh_numerical", False),
+    ):
+        t, k = _median_time(lambda name=name: theory.kernels(name, X, depth, sw, sb), 3)
+        nngp, ntk = torch.from_numpy(nt[f"{nt_case}_nngp"]), torch.from_numpy(nt[f"{nt_case}_ntk"])
+        line = f"  {nt_case:16s} nt {nt[f'{nt_case}_time'] * 1e3:9.1f} ms   nonlin {name} {t * 1e3:8.1f} ms"
+        if closed:
+            line += (
+                f"   vs closed form: nt {rel_err(nngp, Kc):.1e} / {rel_err(ntk, Thc):.1e},"
+                f" nonlin {rel_err(k.nngp, Kc):.1e} / {rel_err(k.ntk, Thc):.1e}"
+            )
+        else:
+            line += f"   nt vs nonlin: {rel_err(nngp, k.nngp):.1e} / {rel_err(ntk, k.ntk):.1e}"
+        print(line)
 
 
 if __name__ == "__main__":
