@@ -66,7 +66,7 @@ def _closed(kind: str, X: torch.Tensor, depth: int) -> list[tuple[torch.Tensor, 
     return out
 
 
-def _check(kind: str, name: str, depth: int, ntk: bool = True):
+def _check(kind: str, name: str, depth: int, ntk: bool = True, near_tol: float = 1e-10):
     X = _sphere_inputs()
     seq = theory.kernel_sequence(name, X, depth, SW, SB, ntk=ntk)
     want = _closed(kind, X, depth)
@@ -80,13 +80,14 @@ def _check(kind: str, name: str, depth: int, ntk: bool = True):
             st = torch.sqrt(torch.diagonal(Th)[:, None] * torch.diagonal(Th)[None, :])
             rel = (got.ntk - Th).abs() / st
             near = rel[0, 1].item()  # the pair with 1 - c ~ 1e-8
-            assert near <= 1e-10, f"{name} NTK depth {layer}, 1 - c ~ 1e-8: relative error {near:.2e}"
+            assert near <= near_tol, f"{name} NTK depth {layer}, 1 - c ~ 1e-8: relative error {near:.2e}"
             err_t = rel.max().item()
             assert err_t <= 1e-10, f"{name} NTK depth {layer}: relative error {err_t:.2e}"
 
 
 def test_relu_arccos_nngp_ntk():
-    _check("relu", "relu", 4)
+    # The near pair to 1e-12: from c alone (no distance tracking) it is 2.3e-11 by depth 4.
+    _check("relu", "relu", 4, near_tol=1e-12)
 
 
 def test_erf_nngp_ntk():

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import torch
@@ -32,7 +33,6 @@ def _sq(f: Fn) -> Fn:
 class PointwiseModel:
     unit: Unit
     notes: tuple[str, ...] = field(default=())
-    _piecewise: bool | None = field(default=None, repr=False)
 
     @property
     def name(self) -> str:
@@ -50,12 +50,12 @@ class PointwiseModel:
     def smooth(self) -> bool:
         return self.unit.smooth
 
-    @property
+    @cached_property
     def distance_tables(self) -> bool:
         """E[(phi(u1) - phi(u2))^2] ~ (1 - c) q E[phi'^2] near c = 1: phi continuous, phi' its derivative."""
         return not self.unit.rule and _continuous(self.unit.phi, self.unit.breakpoints)
 
-    @property
+    @cached_property
     def homogeneous(self) -> bool:
         """phi(l x) = l^a phi(x) for l > 0 (relu, leaky_relu, relu2, step, ...): normalised moments do not
         depend on the variance."""
@@ -83,20 +83,18 @@ class PointwiseModel:
         features = not self.piecewise_polynomial
         return expect_2d(pairs, q1, q2, theta, bps, bps, nodes=self._nodes_2d(q1, q2), features=features)
 
-    @property
+    @cached_property
     def parities(self) -> tuple[int, int] | None:
         """(+1 even / -1 odd) of phi and phi' when both have one: then the cross moments at corr -c are
         those at c times the parity, and angle tables need only theta <= pi/2."""
         p, d = _parity(self.unit.phi), _parity(self.unit.dphi)
         return (p, d) if p and d else None
 
-    @property
+    @cached_property
     def piecewise_polynomial(self) -> bool:
         """phi and phi' are polynomials between breakpoints (relu family, hard-*, thresholds)."""
-        if self._piecewise is None:
-            bps = self.unit.breakpoints
-            self._piecewise = _piecewise_polynomial(self.unit.phi, bps) and _piecewise_polynomial(self.unit.dphi, bps)
-        return self._piecewise
+        bps = self.unit.breakpoints
+        return _piecewise_polynomial(self.unit.phi, bps) and _piecewise_polynomial(self.unit.dphi, bps)
 
     def cross_series(self, qa: torch.Tensor, qb: torch.Tensor, grad: bool = True) -> torch.Tensor | None:
         """Chebyshev coefficients in c of `cross` at variance pairs (qa[p], qb[p]): [K, P, D], or None
@@ -249,11 +247,16 @@ class GatedModel:
         b2, db2 = self._e1(_sq(self.value), q, self.value_bps), self._e1(_sq(self.dvalue), q, self.value_bps)
         return da2 * b2 + a2 * db2
 
-    def cross(self, q1: torch.Tensor, q2: torch.Tensor, theta: torch.Tensor, grad: bool = True) -> torch.Tensor:
-        gate_poly = _piecewise_polynomial(self.gate, self.gate_bps) and _piecewise_polynomial(self.dgate, self.gate_bps)
-        value_poly = _piecewise_polynomial(self.value, self.value_bps) and _piecewise_polynomial(
-            self.dvalue, self.value_bps
+    @cached_property
+    def _factors_piecewise_polynomial(self) -> tuple[bool, bool]:
+        """Whether the gate factor (A, A') and the value factor (B, B') are piecewise polynomials."""
+        return (
+            _piecewise_polynomial(self.gate, self.gate_bps) and _piecewise_polynomial(self.dgate, self.gate_bps),
+            _piecewise_polynomial(self.value, self.value_bps) and _piecewise_polynomial(self.dvalue, self.value_bps),
         )
+
+    def cross(self, q1: torch.Tensor, q2: torch.Tensor, theta: torch.Tensor, grad: bool = True) -> torch.Tensor:
+        gate_poly, value_poly = self._factors_piecewise_polynomial
         ga = expect_2d(
             [(self.gate, self.gate), (self.dgate, self.dgate)],
             q1, q2, theta, self.gate_bps, self.gate_bps, features=not gate_poly,
@@ -289,11 +292,11 @@ class GatedModel:
     def smooth(self) -> bool:
         return not self.gate_bps and not self.value_bps
 
-    @property
+    @cached_property
     def distance_tables(self) -> bool:
         return not self.rule and _continuous(self.gate, self.gate_bps) and _continuous(self.value, self.value_bps)
 
-    @property
+    @cached_property
     def homogeneous(self) -> bool:
         return all(_homogeneous(f) for f in (self.gate, self.dgate, self.value, self.dvalue))
 
