@@ -5,6 +5,7 @@ import math
 import pytest
 import torch
 
+from nonlin import theory
 from nonlin.theory import spectral
 from nonlin.theory.models import model
 
@@ -53,3 +54,20 @@ def test_piecewise_polynomials_need_no_feature_panels(name):
     with_features = expect_2d([(f, f), (d, d)], q, q, THETAS, bps, bps, features=True)
     without = expect_2d([(f, f), (d, d)], q, q, THETAS, bps, bps, features=False)
     assert ((with_features - without).abs() / with_features.abs().amax(dim=1, keepdim=True)).max() <= 1e-14
+
+
+@pytest.mark.parametrize("name", ["tanh", "shifted_relu"])
+def test_variances_apart_by_rounding_drift_use_few_log_q_nodes(name):
+    # Norms equal up to 1e-9 (an unstable fixed point's rounding drift): the log-q path with 2 nodes must
+    # match per-pair quadrature.
+    g = torch.Generator().manual_seed(1)
+    n, d, sw, sb = 80, 8, 1.3, 0.1
+    X = torch.randn(n, d, generator=g, dtype=torch.float64)
+    X = X / X.norm(dim=1, keepdim=True) * math.sqrt(d) * (1 + 1e-9 * torch.arange(n, dtype=torch.float64))[:, None]
+    K = theory.nngp(name, X, depth=1, sigma_w=sw, sigma_b=sb, exact_groups=0)
+    K0 = sw**2 * X @ X.T / d + sb**2
+    q = torch.diagonal(K0)
+    i, j = torch.triu_indices(n, n, 1)
+    i, j = i[::97], j[::97]
+    want = theory.covariance_map(name, q[i], q[j], K0[i, j] / torch.sqrt(q[i] * q[j]), sigma_w=sw, sigma_b=sb)
+    assert ((K[i, j] - want).abs() / torch.sqrt(K[i, i] * K[j, j])).max() <= 1e-12
