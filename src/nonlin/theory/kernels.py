@@ -189,7 +189,7 @@ def _theta_table(
     nodes, weights = _lobatto(n, 0.0, math.pi)
     P = qa.shape[0]
 
-    parities = getattr(m, "parities", None)
+    parities = m.parities
     signs = None if parities is None else torch.tensor(parities[: 2 if grad else 1], dtype=DTYPE)
 
     def cross(thetas: torch.Tensor) -> torch.Tensor:

@@ -296,6 +296,11 @@ class GatedModel:
     def distance_tables(self) -> bool:
         return not self.rule and _continuous(self.gate, self.gate_bps) and _continuous(self.value, self.value_bps)
 
+    @property
+    def parities(self) -> None:
+        """Gated cross moments are products of two factors' tables: no parity shortcut (see PointwiseModel)."""
+        return None
+
     @cached_property
     def homogeneous(self) -> bool:
         return all(_homogeneous(f) for f in (self.gate, self.dgate, self.value, self.dvalue))

@@ -25,12 +25,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from functools import lru_cache
 
 import numpy as np
 import torch
 
-from nonlin.theory.quadrature import DTYPE, Fn
+from nonlin.theory.quadrature import DTYPE, Fn, _panels
 
 R_MAX = 12.0  # radial mass beyond: e^{-72}, negligible against any polynomial growth
 PANEL_NODES = 16
@@ -43,11 +42,6 @@ TAIL_TOL = 1e-15  # an angular spectrum counts as resolved when its top half is 
 PLATEAU_TOL = 1e-12
 SERIES_TOL = 1e-17  # Chebyshev coefficients below this (relative to sum |a_m|) are dropped from the end
 DEGREE_MAX = 1024  # longer series cost more to evaluate than the angle tables: fall back
-
-
-@lru_cache(maxsize=8)
-def _gauss_legendre(n: int) -> tuple[np.ndarray, np.ndarray]:
-    return np.polynomial.legendre.leggauss(n)
 
 
 def radial_rule(s_max: float, periodic: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -64,11 +58,8 @@ def radial_rule(s_max: float, periodic: bool) -> tuple[np.ndarray, np.ndarray]:
     uniform = np.arange(0.5, R_MAX + 0.5 * step, step)
     edges = np.unique(np.concatenate([[0.0], geometric, uniform, [R_MAX]]))
     edges = edges[edges <= R_MAX]
-    t, w = _gauss_legendre(PANEL_NODES)
-    lo, hi = edges[:-1], edges[1:]
-    r = (0.5 * (lo + hi))[:, None] + (0.5 * (hi - lo))[:, None] * t[None, :]
-    wr = (0.5 * (hi - lo))[:, None] * w[None, :] * r * np.exp(-0.5 * r * r)
-    return r.reshape(-1), wr.reshape(-1)
+    r, w = (a.numpy() for a in _panels(torch.from_numpy(edges), PANEL_NODES))
+    return r, w * r * np.exp(-0.5 * r * r)
 
 
 def angular_spectrum(f: Fn, s: float, r: np.ndarray) -> np.ndarray | None:
