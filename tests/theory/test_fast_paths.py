@@ -71,3 +71,19 @@ def test_variances_apart_by_rounding_drift_use_few_log_q_nodes(name):
     i, j = i[::97], j[::97]
     want = theory.covariance_map(name, q[i], q[j], K0[i, j] / torch.sqrt(q[i] * q[j]), sigma_w=sw, sigma_b=sb)
     assert ((K[i, j] - want).abs() / torch.sqrt(K[i, i] * K[j, j])).max() <= 1e-12
+
+
+@pytest.mark.parametrize("name", ["hardtanh", "soft_threshold", "sign"])
+def test_odd_units_angle_tables_mirror_correctly(name):
+    # Odd units compute theta <= pi/2 and mirror the rest with the parities: every node against the rule.
+    import importlib
+
+    tk = importlib.import_module("nonlin.theory.kernels")
+    m = model(name)
+    assert m.parities is not None
+    qa = torch.tensor([2.0, 0.7], dtype=torch.float64)
+    qb = torch.tensor([2.0, 1.3], dtype=torch.float64)
+    nodes, _, table = tk._theta_table(m, qa, qb, True, 1e-13, 257)
+    T = nodes.shape[0]
+    direct = m.cross(qa.repeat_interleave(T), qb.repeat_interleave(T), nodes.repeat(2)).reshape(2, 2, T)
+    assert ((table - direct).abs() / direct.abs().amax()).max() <= 1e-14
