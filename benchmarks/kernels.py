@@ -8,8 +8,10 @@ of the same bytes: forward, forward+backward and memory, per entry, with medians
 
 Shapes are tokens x d_ff; gated entries take a packed [tokens, 2 d_ff] input. The copy baseline moves
 the same number of bytes as the pass it is compared with (inputs read + outputs written; backward also
-reads the incoming gradient), so "fused/copy" is the distance from the bandwidth limit. "saved" is what
-autograd keeps between forward and backward (the issue's goal: no more than the inputs).
+reads the incoming gradient), so "fused/copy" is the distance from the bandwidth limit. On CPU, "hot" is
+the fused path's arithmetic alone (its time per element on cache-resident blocks, scaled to the shape):
+where "hot/copy" exceeds 1.3, the pass is bound by its math, not by memory. "saved" is what autograd keeps
+between forward and backward (the issue's goal: no more than the inputs).
 """
 
 from __future__ import annotations
@@ -44,8 +46,8 @@ def sync(device: torch.device) -> None:
         torch.cuda.synchronize()
 
 
-def timeit(fn: Callable[[], object], device: torch.device, reps: int, warmup: int = 1) -> float:
-    """Median seconds per call."""
+def timeit(fn: Callable[[], object], device: torch.device, reps: int, warmup: int = 1, stat=statistics.median) -> float:
+    """Seconds per call: the median (or `stat`) of `reps` calls."""
     for _ in range(warmup):
         fn()
     sync(device)
@@ -62,7 +64,7 @@ def timeit(fn: Callable[[], object], device: torch.device, reps: int, warmup: in
             t0 = time.perf_counter()
             fn()
             times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return stat(times)
 
 
 def saved_bytes(fn: Callable[[], torch.Tensor]) -> int:
@@ -111,6 +113,56 @@ def copy_time(moved_bytes: int, device: torch.device, reps: int) -> float:
     src = torch.ones(moved_bytes // 2, dtype=torch.uint8, device=device)
     dst = torch.empty_like(src)
     return timeit(lambda: dst.copy_(src), device, reps)
+
+
+HOT_COLS = 1024
+# Two block sizes, both after the full-size call (a new shape then compiles one dynamic-shape kernel that
+# serves both; a first call's static kernel would serve only its own size). 1 Mi outputs: a pass's tensors
+# (<= 20 MB) stay in the 32 MB L3 cache; smaller blocks would fit L2 but make the difference of two times
+# ~10x noisier relative to the work.
+HOT_ROWS = (64, 1024)
+
+
+def hot_time(name: str, dtype: torch.dtype, n_out: int) -> dict[str, float]:
+    """Seconds the fused path would take for `n_out` outputs if memory were free: its marginal cost per
+    element on cache-resident blocks, (t(1024 rows) - t(64 rows)) / 960 rows, times `n_out`. The difference
+    removes the fixed per-call cost (0.15-0.65 ms here); each time is the fastest of 21 calls in 3
+    interleaved rounds, as noise only adds. When this exceeds the copy time, the pass is bound by its
+    arithmetic, and no fusion can bring it to the copy's speed; only cheaper math can. CPU only. For cheap
+    entries it reads as the L3 cache's bandwidth rather than the arithmetic, and below ~10% of the copy time
+    as noise."""
+    spec = nonlin.spec(name)
+    f = nonlin.functional.function(name)
+    gated = spec.kind is nonlin.Kind.GATED
+    gen = torch.Generator().manual_seed(1)
+    cases = {}
+    for rows in HOT_ROWS:
+        shape = (rows, 2 * HOT_COLS if gated else HOT_COLS)
+        x = torch.randn(shape, generator=gen).to(dtype).requires_grad_(True)
+        go = torch.randn((rows, HOT_COLS), generator=gen).to(dtype)
+        extra = {e: torch.rand((rows, 1), generator=gen).to(dtype) for e in spec.extra_inputs}
+
+        def fwd(x=x, extra=extra):
+            return f(x, **extra)
+
+        def both(fwd=fwd, x=x, go=go):
+            torch.autograd.grad(fwd(), x, go)
+
+        cases[rows] = (fwd, both)
+    cpu = torch.device("cpu")
+    times = {rows: [float("inf")] * 2 for rows in cases}
+    with use("fused"):
+        for _ in range(3):  # interleaved rounds: a drift of the fixed cost hits both sizes alike
+            for rows, (fwd, both) in cases.items():
+                with torch.no_grad():
+                    t_f = timeit(fwd, cpu, 7, warmup=1, stat=min)
+                t_fb = timeit(both, cpu, 7, warmup=1, stat=min)
+                times[rows] = [min(times[rows][0], t_f), min(times[rows][1], t_fb)]
+    per_element = [
+        max(b - a, 0.0) / ((HOT_ROWS[1] - HOT_ROWS[0]) * HOT_COLS)
+        for a, b in zip(times[HOT_ROWS[0]], times[HOT_ROWS[1]], strict=True)
+    ]
+    return {"fwd": per_element[0] * n_out, "fwdbwd": per_element[1] * n_out}
 
 
 def compiled_formula(spec, compute: torch.dtype):
@@ -190,6 +242,8 @@ def bench_entry(name: str, tokens: int, d_ff: int, dtype: torch.dtype, device: t
         g = x.detach()[:, :d_ff].contiguous().requires_grad_(True)
         v = x.detach()[:, d_ff:].contiguous().requires_grad_(True)
         run("liger", lambda: lf(g, v), (g, v))
+    if device.type == "cpu":
+        rows["hot"] = hot_time(name, dtype, n_out)
     rows["inputs"] = x.numel() * es
     return rows
 
@@ -216,6 +270,8 @@ def benchmark(args) -> int:
     table = Table(title="median ms; ratios are time / fused time (copy: fused / copy)")
     cols = ["entry", "shape", "pass", "copy", "eager", "compile", "fused", "liger", "fused/copy", "eager/fused",
             "compile/fused", "liger/fused", "saved MB eager/compile/fused (inputs)", "peak MB eager/fused/liger"]  # fmt: skip
+    if device.type == "cpu":  # the arithmetic's own time: see hot_time
+        cols[8:8] = ["hot", "hot/copy"]
     for c in cols:
         table.add_column(c, justify="right" if c not in ("entry", "pass") else "left")
     with use("auto", fp32_compute=args.fp32_compute), Progress(console=console, transient=True) as progress:
@@ -224,18 +280,23 @@ def benchmark(args) -> int:
             progress.update(task, description=f"{name} (first call compiles)")
             gated = nonlin.spec(name).kind is nonlin.Kind.GATED
             tokens, d_ff = (args.gated_tokens, args.gated_dff) if gated else (args.tokens, args.dff)
-            # The compile baseline computes in the precision the fused path chose for this entry.
-            fp32 = fp32_compute_for(name, args.fp32_compute, device)
+            # The compile baseline computes in the precision the fused path chose for this entry's forward
+            # (autograd through it differentiates in the same precision).
+            fp32 = {p: fp32_compute_for(name, args.fp32_compute, device, p) for p in ("forward", "backward")}
             compute = torch.float32 if dtype in (torch.float16, torch.bfloat16) else torch.float64
-            if dtype == torch.float32 and fp32 == "float32":
+            if dtype == torch.float32 and fp32["forward"] == "float32":
                 compute = torch.float32
             r = bench_entry(name, tokens, d_ff, dtype, device, args.reps, compute)
-            shape = f"{tokens}x{2 * d_ff if gated else d_ff}" + (" (fp32 math)" if compute == torch.float32 else "")
+            shape = f"{tokens}x{2 * d_ff if gated else d_ff}"
+            if dtype == torch.float32 and "float32" in fp32.values():
+                fp32_passes = [p[:3] for p, c in fp32.items() if c == "float32"]
+                shape += " (fp32 math)" if len(fp32_passes) == 2 else f" (fp32 math: {fp32_passes[0]})"
             for key, label in (("fwd", "fwd"), ("fwdbwd", "fwd+bwd")):
-                ms = {k: v[key] * 1e3 for k, v in r.items() if isinstance(v, dict)}
+                ms = {k: v[key] * 1e3 for k, v in r.items() if isinstance(v, dict) and key in v}
                 fused = ms["fused"]
-                mb = {k: v["saved"] / 2**20 for k, v in r.items() if isinstance(v, dict)}
-                pk = {k: (v["peak"] or 0) / 2**20 for k, v in r.items() if isinstance(v, dict)}
+                mb = {k: v["saved"] / 2**20 for k, v in r.items() if isinstance(v, dict) and "saved" in v}
+                pk = {k: (v["peak"] or 0) / 2**20 for k, v in r.items() if isinstance(v, dict) and "peak" in v}
+                hot = [f"{ms['hot']:.2f}", f"{ms['hot'] / ms['copy']:.2f}"] if "hot" in ms else []
                 table.add_row(
                     name if key == "fwd" else "",
                     shape if key == "fwd" else "",
@@ -245,6 +306,7 @@ def benchmark(args) -> int:
                     f"{ms['compile']:.2f}",
                     f"{fused:.2f}",
                     f"{ms['liger']:.2f}" if "liger" in ms else "-",
+                    *hot,
                     f"{fused / ms['copy']:.2f}",
                     f"{ms['eager'] / fused:.2f}",
                     f"{ms['compile'] / fused:.2f}",

@@ -49,7 +49,7 @@ def _unalias(out: Tensor, *inputs: Tensor) -> Tensor:
 def _forward(p, mains, extras, tparams, packed: Tensor | None, tnames: str) -> Tensor:
     extras, tparams = _route(p, tnames, extras, tparams)
     backend = state.backend_for(mains[0].device)
-    fp32 = state.fp32_compute_for(p.spec.name, mains[0].device)
+    fp32 = state.fp32_compute_for(p.spec.name, mains[0].device, "forward")
     if backend == "triton":
         from nonlin.kernels import triton_launch
 
@@ -64,7 +64,7 @@ def _backward(p, go, mains, extras, tparams, packed, tnames: str):
     names = _names(tnames)
     extras, tparams = _route(p, tnames, extras, tparams)
     backend = state.backend_for(mains[0].device)
-    fp32 = state.fp32_compute_for(p.spec.name, mains[0].device)
+    fp32 = state.fp32_compute_for(p.spec.name, mains[0].device, "backward")
     if backend == "triton":
         from nonlin.kernels import triton_launch
 

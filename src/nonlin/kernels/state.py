@@ -33,11 +33,12 @@ def fp32_compute() -> str:
     return _STATE["fp32_compute"]
 
 
-def fp32_compute_for(name: str, device: torch.device) -> str:
-    """ "float64" or "float32": the internal precision of float32 inputs of entry `name` on `device`."""
+def fp32_compute_for(name: str, device: torch.device, pass_: str) -> str:
+    """ "float64" or "float32": the internal precision of float32 inputs of entry `name` on `device` in one
+    pass ("forward" or "backward")."""
     from nonlin.kernels.precision import fp32_compute_for as choose
 
-    return choose(name, _STATE["fp32_compute"], device)
+    return choose(name, _STATE["fp32_compute"], device, pass_)
 
 
 def backend_for(device: torch.device) -> str:
