@@ -1,0 +1,113 @@
+"""Every transcendental primitive of the CPU fused path's namespace, compiled by inductor, against mpmath
+and against the eager op.
+
+The fused CPU path is the generated functions compiled by inductor; inductor lowers each primitive to its
+own C++ (Sleef vector functions, or decompositions of its own). The precision and kernel tests measure the
+uncompiled functions, so this test measures what inductor makes of each primitive, on a sample over every
+binade (float32 bit patterns, so tiny arguments are covered) plus the edge values, in both compute dtypes.
+It found inductor's `expm1 = exp(x) - 1` and float32 `erf` fit (see nonlin.kernels.cpu_ops).
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+import torch
+
+from nonlin.kernels.cpu_ops import COMPILED_TORCH
+from nonlin.ops import TORCH
+from nonlin.ops.mpmath_backend import MPMATH
+
+pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning")]
+
+# The compiled primitive may be SLACK ULP (of the compute dtype), plus the eager op's own error, less
+# accurate than the eager op at any input: inductor calls Sleef's vector functions (<= 1 ULP; float32 sin/cos
+# up to 2), eager ATen its own kernels or MKL, and in composites (sech2's 4t/(1+t)^2) FMA contraction moves
+# roundings. Where the formula itself loses accuracy (a composite's rounded argument in a far tail: norm_pdf
+# at x = 28 in float64, ~300 ULP), eager and compiled lose it alike, each with its own roundings. A primitive that compiles to something
+# else (the exp(x) - 1 kind) is millions of ULP off. The entries' own goals are checked on the entries.
+SLACK = 3.0
+UNARY = ("exp", "expm1", "log", "log1p", "sqrt", "sin", "cos", "tanh", "atan", "erf", "erfc", "sigmoid", "softplus",
+         "log_sigmoid", "sech2", "norm_cdf", "norm_pdf")  # fmt: skip
+POSITIVE = {"log", "sqrt"}  # sampled on |x|; log1p on x > -1
+EXPONENTS = (2.0, 3.0, 2.5)  # pow: the integer powers rational uses and a fractional relu_pow
+
+
+def _sample(n: int = 3000) -> np.ndarray:
+    rng = np.random.default_rng(0)
+    bits = rng.integers(0, 0x7F800000, n, dtype=np.uint32)  # every finite positive float32, by bit pattern
+    x = bits.view(np.float32).astype(np.float64) * rng.choice([-1.0, 1.0], n)
+    x = np.concatenate([x, rng.uniform(-30, 30, 1000)])  # the range activations live in, densely
+    edges = [0.0, -0.0, math.inf, -math.inf, math.nan, 1e-45, -1e-45, 1e-310, 3.4e38, -3.4e38, 1.0, -1.0]
+    return np.concatenate([x, edges])
+
+
+def _ulp_errors(got: torch.Tensor, exact: list, dtype: torch.dtype) -> np.ndarray:
+    """|got - exact| in ULPs of `dtype` at |exact| (exact values as mpmath numbers; 0 where both are the same
+    non-finite value or exact is beyond the dtype's range)."""
+    fi = torch.finfo(dtype)
+    digits = fi.bits - (8 if dtype == torch.float32 else 11)
+    out = []
+    for g, e in zip(got.double().tolist(), exact, strict=True):
+        if mpmath.isnan(e) or mpmath.isinf(e) or abs(e) > fi.max:
+            same = (math.isnan(g) and mpmath.isnan(e)) or g == e or (abs(e) > fi.max and abs(g) == math.inf)
+            out.append(0.0 if same else math.inf)
+            continue
+        if math.isnan(g) or math.isinf(g):
+            out.append(math.inf)
+            continue
+        mag = max(abs(e), mpmath.mpf(fi.tiny))
+        ulp = mpmath.mpf(2) ** (mpmath.floor(mpmath.log(mag, 2)) - digits)
+        out.append(float(abs(mpmath.mpf(g) - e) / ulp))
+    return np.array(out)
+
+
+def _check(name: str, fn, eager_fn, x: np.ndarray, exact_fn, dtype: torch.dtype) -> None:
+    t = torch.from_numpy(x).to(dtype)
+    # fn is often a torch builtin (torch.log) whose compilations all count against one code object's limit
+    with torch._dynamo.config.patch(recompile_limit=256, accumulated_recompile_limit=4096):
+        got = torch.compile(fn, dynamic=False, fullgraph=True)(t)
+    eager = eager_fn(t)
+    # At +-inf and NaN the expected value is IEEE's, as the eager float64 op gives it (cos(inf) is NaN,
+    # tanh(inf) is 1); mpmath has no such convention.
+    limits = eager_fn(t.double()).tolist()
+    with mpmath.workdps(40):
+        exact = [
+            exact_fn(mpmath.mpf(v)) if math.isfinite(v) else mpmath.mpf(lim)
+            for v, lim in zip(t.double().tolist(), limits, strict=True)
+        ]
+    err, err_eager = _ulp_errors(got, exact, dtype), _ulp_errors(eager, exact, dtype)
+    worse = err - 2.0 * np.where(np.isfinite(err_eager), err_eager, 0.0)
+    worst = int(np.nanargmax(np.where(np.isinf(err) & np.isinf(err_eager), 0.0, worse)))
+    assert worse[worst] <= SLACK or (np.isinf(err[worst]) and np.isinf(err_eager[worst])), (
+        f"inductor-compiled {name} ({dtype}): {err[worst]:.3g} ULP at x = {t[worst].item()!r} (got "
+        f"{got[worst].item()!r}, exact {mpmath.nstr(exact[worst], 17)}); eager {err_eager[worst]:.3g} ULP"
+    )
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_primitive_compiles_accurately(name, dtype):
+    x = _sample()
+    if name in POSITIVE:
+        x = np.abs(x)
+    elif name == "log1p":
+        x = x[~(x <= -1.0)]
+    _check(name, getattr(COMPILED_TORCH, name), getattr(TORCH, name), x, getattr(MPMATH, name), dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
+@pytest.mark.parametrize("n", EXPONENTS)
+def test_pow_compiles_accurately(n, dtype):
+    x = np.abs(_sample())
+    _check(
+        f"pow(x, {n})",
+        lambda t: COMPILED_TORCH.pow(t, n),
+        lambda t: TORCH.pow(t, n),
+        x,
+        lambda v: MPMATH.pow(v, n),
+        dtype,
+    )
