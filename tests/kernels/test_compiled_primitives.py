@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 import torch
 
+import nonlin
 from nonlin.kernels.cpu_ops import COMPILED_TORCH
 from nonlin.ops import TORCH
 from nonlin.ops.mpmath_backend import MPMATH
@@ -111,3 +112,47 @@ def test_pow_compiles_accurately(n, dtype):
         lambda v: MPMATH.pow(v, n),
         dtype,
     )
+
+
+class _Recorder:
+    """The torch backend, recording which primitives a body calls."""
+
+    def __init__(self) -> None:
+        self.used: set[str] = set()
+
+    def __getattr__(self, name):
+        self.used.add(name)
+        return getattr(TORCH, name)
+
+
+def _uses(name: str, primitives: set[str]) -> bool:
+    s = nonlin.spec(name)
+    rec = _Recorder()
+    x = torch.linspace(-3, 3, 8, dtype=torch.float64)
+    args = (x, x) if s.kind is nonlin.Kind.GATED else (x,)
+    extra = [torch.full((8,), 0.5, dtype=torch.float64) for _ in s.extra_inputs]
+    params = s.resolve_params({})
+    s.forward(rec, *args, *extra, **params)
+    s.derivative(rec, *args, *extra, **params)
+    return bool(rec.used & primitives)
+
+
+REPLACED = {"expm1", "erf", "sin", "cos"}
+USERS = [n for n in nonlin.names("pointwise") if not nonlin.spec(n).stochastic and _uses(n, REPLACED)]
+
+
+@pytest.mark.parametrize("name", USERS)
+def test_eager_formula_compiled_by_the_caller_is_accurate(name):
+    """Inside a user's torch.compile on CPU, nonlin leaves the eager formula to the caller's graph: the torch
+    backend then traces the replaced primitives' forms, so inductor's exp(x) - 1 never reaches the model
+    (elu(-3e-12) was 0). Tiny arguments, where those lowerings fail, and ordinary ones: the eager bits."""
+    f = nonlin.functional.function(name)
+    x = torch.tensor([1e-20, -3e-12, 2e-9, -1e-7, 1e-4, -0.5, 2.0, -30.0], requires_grad=True)
+    y0 = f(x)
+    (g0,) = torch.autograd.grad(y0, x, torch.ones_like(y0))
+    with torch._dynamo.config.patch(recompile_limit=256, accumulated_recompile_limit=4096):
+        compiled = torch.compile(lambda t: f(t), fullgraph=True)
+        y1 = compiled(x)
+        (g1,) = torch.autograd.grad(y1, x, torch.ones_like(y1))
+    assert torch.equal(y1, y0), (x.tolist(), y1.tolist(), y0.tolist())
+    assert torch.allclose(g1, g0, rtol=2.4e-7, atol=0.0), (x.tolist(), g1.tolist(), g0.tolist())

@@ -1,7 +1,7 @@
-"""The torch backend as the CPU fused path's generated functions call it: two primitives take forms whose
+"""The torch backend as the CPU fused path's generated functions call it: four primitives take forms whose
 inductor-compiled code is as accurate as the eager op.
 
-Inductor's C++ code generator (torch 2.13) compiles two primitives inaccurately, in its vectorised loops:
+Inductor's C++ code generator (torch 2.13) compiles these inaccurately, in its vectorised loops:
 - `expm1` becomes `exp(x) - 1` ("decompose for a better performance"), in float32 and float64: every
   |x| below ~6e-8 (float32) or ~1e-16 (float64) gives 0, and the relative error grows as x shrinks
   (1e-10 -> 1.00000008e-10 in float64). elu, selu and celu use it.
@@ -11,8 +11,9 @@ Inductor's C++ code generator (torch 2.13) compiles two primitives inaccurately,
 The float32 forms go through float64 (0.5 ULP once rounded to float32), at about twice the cost of the
 float32 op.
 tests/kernels/test_compiled_primitives.py measures every primitive of this namespace, compiled, against
-the eager float64 ops; the forms below are what passes it. The uncompiled functions (backend "python")
-use the same forms, so the precision tests measure what inductor compiles.
+mpmath and the eager ops; the forms below are what passes it. The generated CPU functions call them
+compiled or not (backend "python"), so the precision tests measure what inductor compiles; the torch
+backend itself switches to them while torch.compile traces on CPU (eager formulas in a user's graph).
 """
 
 from __future__ import annotations

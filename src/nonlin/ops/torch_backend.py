@@ -10,6 +10,16 @@ _SQRT2 = math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
+def _compiling_on_cpu(x) -> bool:
+    return torch.compiler.is_compiling() and isinstance(x, torch.Tensor) and x.device.type == "cpu"
+
+
+def _compiled_form(name: str, x):
+    from nonlin.kernels.cpu_ops import COMPILED_TORCH  # imports this module
+
+    return getattr(COMPILED_TORCH, name)(x)
+
+
 class TorchOps:
     """Primitives on torch tensors. Scalars mixed with tensors take the tensor's dtype."""
 
@@ -18,17 +28,31 @@ class TorchOps:
 
     # --- elementary ---
     exp = staticmethod(torch.exp)
-    expm1 = staticmethod(torch.expm1)
     log = staticmethod(torch.log)
     log1p = staticmethod(torch.log1p)
     sqrt = staticmethod(torch.sqrt)
     abs = staticmethod(torch.abs)
-    sin = staticmethod(torch.sin)
-    cos = staticmethod(torch.cos)
     tanh = staticmethod(torch.tanh)
     atan = staticmethod(torch.atan)
-    erf = staticmethod(torch.special.erf)
     erfc = staticmethod(torch.special.erfc)
+
+    # Four primitives that inductor's C++ backend compiles inaccurately (nonlin.kernels.cpu_ops): traced by
+    # torch.compile on CPU (a model's eager formulas inside the caller's graph), they take cpu_ops' forms.
+    @staticmethod
+    def expm1(x):
+        return _compiled_form("expm1", x) if _compiling_on_cpu(x) else torch.expm1(x)
+
+    @staticmethod
+    def erf(x):
+        return _compiled_form("erf", x) if _compiling_on_cpu(x) else torch.special.erf(x)
+
+    @staticmethod
+    def sin(x):
+        return _compiled_form("sin", x) if _compiling_on_cpu(x) else torch.sin(x)
+
+    @staticmethod
+    def cos(x):
+        return _compiled_form("cos", x) if _compiling_on_cpu(x) else torch.cos(x)
 
     @staticmethod
     def isnan(x):
