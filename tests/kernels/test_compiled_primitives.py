@@ -5,7 +5,7 @@ The fused CPU path is the generated functions compiled by inductor; inductor low
 own C++ (Sleef vector functions, or decompositions of its own). The precision and kernel tests measure the
 uncompiled functions, so this test measures what inductor makes of each primitive, on a sample over every
 binade (float32 bit patterns, so tiny arguments are covered) plus the edge values, in both compute dtypes.
-It found inductor's `expm1 = exp(x) - 1` and float32 `erf` fit (see nonlin.kernels.cpu_ops).
+It found inductor's `expm1 = exp(x) - 1` and float32 `erf` fit (see nonlin.ops.torch_compiled).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import pytest
 import torch
 
 import nonlin
-from nonlin.kernels.cpu_ops import COMPILED_TORCH
 from nonlin.ops import TORCH
 from nonlin.ops.mpmath_backend import MPMATH
+from nonlin.ops.torch_compiled import COMPILED_TORCH
 
 pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning")]
 

@@ -42,7 +42,7 @@ def _both(name: str, dtype: torch.dtype, backend: str):
 @pytest.mark.parametrize("name", FUSED)
 def test_generated_torch_functions_equal_eager(name):
     """Uncompiled, the generated functions run the eager primitives in the eager order: identical bits. (The
-    inductor-safe forms of nonlin.kernels.cpu_ops, expm1 here, differ from the eager op by ULPs of float64
+    inductor-safe forms of nonlin.ops.torch_compiled, expm1 here, differ from the eager op by ULPs of float64
     compute, which round to the same float32 bits.)"""
     (y0, g0), (y1, g1) = _both(name, torch.float32, "python")
     assert torch.equal(y0, y1)

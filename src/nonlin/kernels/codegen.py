@@ -3,8 +3,9 @@
 One `Plan` per (entry, float parameter values, which parameters are tensors, layout) holds the traced
 forward, declared derivative and symbolic adjoints. `triton_source` turns it into ``@triton.jit`` kernels
 whose lines call `nonlin.ops.triton_backend`; `torch_source` into plain functions over
-`nonlin.kernels.cpu_ops` (the torch backend with inductor-safe expm1 and erf) for the CPU path. Both walk the same graph, so the
-kernel computes exactly what the body says, in the same order.
+`nonlin.ops.torch_compiled` (the torch backend with the forms of expm1, erf, sin and cos that inductor
+compiles accurately) for the CPU path. Both walk the same graph, so the kernel computes exactly what the
+body says, in the same order.
 """
 
 from __future__ import annotations
@@ -271,7 +272,7 @@ def triton_source(p: Plan, compute: str, io: str, wide: bool) -> str:
 
 def torch_source(p: Plan, compute: str) -> str:
     """Functions ``fwd(*inputs, params)`` and ``bwd(go, *inputs, params)`` over the torch backend (in the
-    forms inductor compiles accurately, `nonlin.kernels.cpu_ops`).
+    forms inductor compiles accurately, `nonlin.ops.torch_compiled`).
 
     Inputs arrive in storage dtype and are cast to `compute` inside, so that a compiler fuses the casts
     with the arithmetic. ``bwd`` returns (main gradients in storage dtype, extra-input gradients as
@@ -300,7 +301,7 @@ def torch_source(p: Plan, compute: str) -> str:
     src = [
         "import torch",
         "from nonlin.autograd import _sum_to",
-        "from nonlin.kernels.cpu_ops import COMPILED_TORCH as ops",
+        "from nonlin.ops.torch_compiled import COMPILED_TORCH as ops",
         "",
         f"def fwd({', '.join(ins)}, params):",
         f"    dtype = {ins[0]}.dtype",

@@ -15,7 +15,7 @@ def _compiling_on_cpu(x) -> bool:
 
 
 def _compiled_form(name: str, x):
-    from nonlin.kernels.cpu_ops import COMPILED_TORCH  # imports this module
+    from nonlin.ops.torch_compiled import COMPILED_TORCH  # imports this module
 
     return getattr(COMPILED_TORCH, name)(x)
 
@@ -36,8 +36,8 @@ class TorchOps:
     atan = staticmethod(torch.atan)
     erfc = staticmethod(torch.special.erfc)
 
-    # Four primitives that inductor's C++ backend compiles inaccurately (nonlin.kernels.cpu_ops): traced by
-    # torch.compile on CPU (a model's eager formulas inside the caller's graph), they take cpu_ops' forms.
+    # Four primitives that inductor's C++ backend compiles inaccurately (nonlin.ops.torch_compiled): traced
+    # by torch.compile on CPU (a model's eager formulas inside the caller's graph), they take its forms.
     @staticmethod
     def expm1(x):
         return _compiled_form("expm1", x) if _compiling_on_cpu(x) else torch.expm1(x)

@@ -1,5 +1,5 @@
-"""The torch backend as the CPU fused path's generated functions call it: four primitives take forms whose
-inductor-compiled code is as accurate as the eager op.
+"""The torch backend as inductor compiles it on CPU: four primitives take forms whose compiled code is as
+accurate as the eager op. The fused CPU path's generated functions call this namespace.
 
 Inductor's C++ code generator (torch 2.13) compiles these inaccurately, in its vectorised loops:
 - `expm1` becomes `exp(x) - 1` ("decompose for a better performance"), in float32 and float64: every
