@@ -138,7 +138,9 @@ def _uses(name: str, primitives: set[str]) -> bool:
 
 
 REPLACED = {"expm1", "erf", "sin", "cos"}
-USERS = [n for n in nonlin.names("pointwise") if not nonlin.spec(n).stochastic and _uses(n, REPLACED)]
+USERS = [
+    n for n in nonlin.names("pointwise") + nonlin.names("gated") if not nonlin.spec(n).stochastic and _uses(n, REPLACED)
+]
 
 
 @pytest.mark.parametrize("name", USERS)
