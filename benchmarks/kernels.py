@@ -115,6 +115,18 @@ def copy_time(moved_bytes: int, device: torch.device, reps: int) -> float:
     return timeit(lambda: dst.copy_(src), device, reps)
 
 
+def entry_inputs(spec, tokens: int, d_ff: int, dtype: torch.dtype, gen: torch.Generator):
+    """(x, incoming gradient, extra inputs) for one entry: x is [tokens, d_ff], packed [tokens, 2 d_ff] for
+    gated entries; extra inputs (kappa_swiglu's router confidence c) are one value per token, not
+    differentiated here."""
+    device = gen.device
+    shape = (tokens, 2 * d_ff) if spec.kind is nonlin.Kind.GATED else (tokens, d_ff)
+    x = torch.randn(shape, generator=gen, device=device, dtype=torch.float32).to(dtype).requires_grad_(True)
+    go = torch.randn((tokens, d_ff), generator=gen, device=device, dtype=torch.float32).to(dtype)
+    extra = {n: torch.rand((tokens, 1), generator=gen, device=device).to(dtype) for n in spec.extra_inputs}
+    return x, go, extra
+
+
 HOT_COLS = 1024
 # Two block sizes, both after the full-size call (a new shape then compiles one dynamic-shape kernel that
 # serves both; a first call's static kernel would serve only its own size). 1 Mi outputs: a pass's tensors
@@ -133,14 +145,10 @@ def hot_time(name: str, dtype: torch.dtype, n_out: int) -> dict[str, float]:
     as noise."""
     spec = nonlin.spec(name)
     f = nonlin.functional.function(name)
-    gated = spec.kind is nonlin.Kind.GATED
     gen = torch.Generator().manual_seed(1)
     cases = {}
     for rows in HOT_ROWS:
-        shape = (rows, 2 * HOT_COLS if gated else HOT_COLS)
-        x = torch.randn(shape, generator=gen).to(dtype).requires_grad_(True)
-        go = torch.randn((rows, HOT_COLS), generator=gen).to(dtype)
-        extra = {e: torch.rand((rows, 1), generator=gen).to(dtype) for e in spec.extra_inputs}
+        x, go, extra = entry_inputs(spec, rows, HOT_COLS, dtype, gen)
 
         def fwd(x=x, extra=extra):
             return f(x, **extra)
@@ -200,13 +208,8 @@ def liger_fn(name: str):
 def bench_entry(name: str, tokens: int, d_ff: int, dtype: torch.dtype, device: torch.device, reps: int, compute):
     spec = nonlin.spec(name)
     f = nonlin.functional.function(name)
-    gated = spec.kind is nonlin.Kind.GATED
     gen = torch.Generator(device=device).manual_seed(0)
-    shape = (tokens, 2 * d_ff) if gated else (tokens, d_ff)
-    x = torch.randn(shape, generator=gen, device=device, dtype=torch.float32).to(dtype).requires_grad_(True)
-    go = torch.randn((tokens, d_ff), generator=gen, device=device, dtype=torch.float32).to(dtype)
-    # Extra inputs (kappa_swiglu's router confidence c): one value per token, not differentiated here.
-    extra = {n: torch.rand((tokens, 1), generator=gen, device=device).to(dtype) for n in spec.extra_inputs}
+    x, go, extra = entry_inputs(spec, tokens, d_ff, dtype, gen)
     es = x.element_size()
     n_out = tokens * d_ff
     fwd_bytes = x.numel() * es + n_out * es

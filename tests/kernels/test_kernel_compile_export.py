@@ -28,18 +28,29 @@ def _run(model: nn.Module, x: torch.Tensor):
     return y, grads
 
 
+def _eager_and_compiled(model: nn.Module, x: torch.Tensor):
+    """(output, gradients) eagerly and through torch.compile with the fused ops (fullgraph: a break is an
+    error)."""
+    with use("eager"):
+        eager = _run(model, x)
+    with use("fused", backend="python"):
+        compiled = _run(torch.compile(model, fullgraph=True, backend="aot_eager"), x)
+    return eager, compiled
+
+
+def _assert_close(got, want) -> None:
+    (y1, g1), (y0, g0) = got, want
+    assert torch.allclose(y1, y0, rtol=1e-6, atol=1e-7)
+    for a, b in zip(g1, g0, strict=True):
+        assert torch.allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
 def test_torch_compile_fullgraph_matches_eager():
     torch.manual_seed(0)
     model = GatedMLP()
     x = torch.randn(5, 8, requires_grad=True)
-    with use("eager"):
-        y0, g0 = _run(model, x)
-    with use("fused", backend="python"):
-        compiled = torch.compile(model, fullgraph=True, backend="aot_eager")  # fullgraph: a break is an error
-        y1, g1 = _run(compiled, x)
-    assert torch.allclose(y1, y0, rtol=1e-6, atol=1e-7)
-    for a, b in zip(g1, g0, strict=True):
-        assert torch.allclose(a, b, rtol=1e-5, atol=1e-6)
+    eager, compiled = _eager_and_compiled(model, x)
+    _assert_close(compiled, eager)
 
 
 def test_torch_export_records_the_custom_ops():
@@ -75,14 +86,10 @@ def test_compile_and_export_with_saved_output_and_per_channel_parameters():
     torch.manual_seed(2)
     model = RectifiedMLP()
     x = torch.randn(5, 8, requires_grad=True)
-    with use("eager"):
-        y0, g0 = _run(model, x)
+    eager, compiled = _eager_and_compiled(model, x)
+    _assert_close(compiled, eager)
     with use("fused", backend="python"):
-        compiled = torch.compile(model, fullgraph=True, backend="aot_eager")
-        y1, g1 = _run(compiled, x)
         ep = torch.export.export(model, (x.detach(),))
         assert str(ep.graph).count("nonlin.pointwise") == 2
         y2 = ep.module()(x.detach())
-    assert torch.allclose(y1, y0, rtol=1e-6, atol=1e-7) and torch.allclose(y2, y0, rtol=1e-6, atol=1e-7)
-    for a, b in zip(g1, g0, strict=True):
-        assert torch.allclose(a, b, rtol=1e-5, atol=1e-6)
+    assert torch.allclose(y2, eager[0], rtol=1e-6, atol=1e-7)
