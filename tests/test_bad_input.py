@@ -19,6 +19,19 @@ def test_unknown_name_suggests_the_closest():
         nonlin.names(kind="elementwise")
 
 
+@pytest.mark.parametrize("typo", ["mishh", "seluu", "swishh", "gelu_neww", "Elu_", "sofmax"])
+def test_suggestions_name_each_entry_once(typo):
+    from nonlin.registry import _suggestions, _key, aliases
+
+    shown = _suggestions(_key(typo))
+    assert shown, typo
+    canonical = [aliases().get(n, n) for n in shown]
+    assert len(set(canonical)) == len(canonical), shown  # 'mish', 'mish' was shown before
+    with pytest.raises(ValueError) as err:
+        nonlin.spec(typo)
+    assert ", ".join(repr(n) for n in shown) in str(err.value)
+
+
 def test_unknown_parameter_names_the_parameter_and_the_allowed_ones():
     with pytest.raises(TypeError, match=r"unknown parameter 'tua'.*tau"):
         F.shifted_relu(torch.ones(2), tua=0.5)

@@ -44,9 +44,21 @@ def resolve(name: str) -> str:
         return key
     if key in _ALIASES:
         return _ALIASES[key]
-    close = difflib.get_close_matches(key, [*_SPECS, *_ALIASES], n=5, cutoff=0.5)
+    close = _suggestions(key)
     hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
     raise ValueError(f"unknown nonlinearity name {name!r}{hint} (nonlin.names() lists them all)")
+
+
+def _suggestions(key: str, n: int = 5) -> list[str]:
+    """The closest known names to `key`, best first, one per entry: an alias that spells its canonical name
+    (``Mish`` -> ``mish``) or another alias of an entry already suggested is not repeated."""
+    candidates = dict.fromkeys([*_SPECS, *_ALIASES])  # names in catalog order, each once
+    out: dict[str, str] = {}  # canonical -> the name shown for it
+    for match in difflib.get_close_matches(key, candidates, n=len(candidates), cutoff=0.5):
+        out.setdefault(_ALIASES.get(match, match), match)
+        if len(out) == n:
+            break
+    return list(out.values())
 
 
 def spec(name: str) -> Spec:
