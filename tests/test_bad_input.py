@@ -21,7 +21,7 @@ def test_unknown_name_suggests_the_closest():
 
 @pytest.mark.parametrize("typo", ["mishh", "seluu", "swishh", "gelu_neww", "Elu_", "sofmax"])
 def test_suggestions_name_each_entry_once(typo):
-    from nonlin.registry import _suggestions, _key, aliases
+    from nonlin.registry import _key, _suggestions, aliases
 
     shown = _suggestions(_key(typo))
     assert shown, typo
