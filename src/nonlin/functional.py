@@ -98,10 +98,13 @@ def _normalizer(s: Spec, scores: torch.Tensor, dim: int, mask: torch.Tensor | No
                 f"{tuple(scores.shape)}"
             )
         keep = mask.expand(scores.shape)
+    if scores.shape[dim] == 0:
+        return scores.clone()  # nothing to normalise: the empty result, as torch.softmax gives
     cd = compute_dtype(scores.dtype)
     z = scores.to(cd).movedim(dim, -1)  # [..., n]
     keep = keep.movedim(dim, -1)
-    alive = keep.any(-1, keepdim=True)  # rows with at least one key
+    # rows with at least one key; a -inf score is a masked key, so an all -inf row is a fully masked one
+    alive = (keep & (z != -torch.inf)).any(-1, keepdim=True)
     # A fully masked row is computed as an unmasked row of zeros and then zeroed, so neither the value
     # nor the gradient ever sees -inf - (-inf).
     z = torch.where(alive, z, 0.0)

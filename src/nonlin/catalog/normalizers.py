@@ -1,7 +1,10 @@
 """Attention score normalizers: scores -> weights along `dim`, with an optional boolean mask.
 
 Mask convention: True = the key takes part (as SDPA's boolean attn_mask). Masked keys get weight 0; a
-row with no key left gets all zeros, never NaN. Each entry has a torch implementation (computed in the
+row with no key left gets all zeros, never NaN. A score of -inf is a masked key too (an additive mask), so a
+row whose kept scores are all -inf is a fully masked row: zeros, as a boolean mask gives and as torch's SDPA
+(``torch._safe_softmax``) gives, not the NaN of ``torch.softmax``. An empty `dim` gives the empty result, as
+``torch.softmax`` does. Each entry has a torch implementation (computed in the
 compute dtype, moved so that `dim` is last) and an independent row-wise mpmath reference: the sparse
 maps' reference finds the threshold by bisection, not by the sort-based algorithm it checks.
 """
@@ -43,6 +46,9 @@ class _SparsemaxFn(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, z):
+        # Shift invariance in floating point: with the row maximum at 0 the cumsum holds no large offset
+        # (1e15 + [0.3, 0.1, -0.2] would lose the simplex; [1e300, -1e300, 0] would give zeros).
+        z = z - z.amax(-1, keepdim=True)  # the caller guarantees one finite key per row
         zs, _ = torch.sort(z, dim=-1, descending=True)  # masked keys are -inf and sort last
         k = torch.arange(1, z.shape[-1] + 1, device=z.device, dtype=z.dtype)
         cssv = zs.cumsum(-1)
@@ -87,7 +93,10 @@ class _Entmax15Fn(torch.autograd.Function):
     @staticmethod
     def backward(ctx, g):
         (p,) = ctx.saved_tensors
-        s = torch.sqrt(p)
+        # sqrt(p) with a zero derivative off the support, where p is locally constant (plain sqrt has an
+        # infinite one at p = 0, and the double backward was 0 * inf = NaN on every partial support).
+        on = p > 0
+        s = torch.where(on, torch.sqrt(torch.where(on, p, 1.0)), 0.0)
         q = (s * g).sum(-1, keepdim=True) / s.sum(-1, keepdim=True).clamp_min(torch.finfo(p.dtype).tiny)
         return s * g - q * s
 
@@ -119,7 +128,8 @@ def _hardmax(s, keep):
 
 # ---------------------------------------------------------------------------- mpmath references
 def _kept(z, keep):
-    return [zi for zi, k in zip(z, keep, strict=True) if k]
+    # A -inf score is a masked key (see the module docstring).
+    return [zi for zi, k in zip(z, keep, strict=True) if k and zi != -mpmath.inf]
 
 
 def _bisect(fn, lo, hi, iters: int = 400):
@@ -163,8 +173,12 @@ def _ref_threshold_map(z, keep, transform):
     if not kz:
         return [mpmath.mpf(0)] * len(z)
     top = max(kz)
-    tau = _bisect(lambda t: mpmath.fsum(transform(zi - t) for zi in kz) - 1, top - len(kz) - 1, top)
-    return [transform(zi - tau) if k else mpmath.mpf(0) for zi, k in zip(z, keep, strict=True)]
+    # Offsets from the maximum, exact (tau lies within len + 1 of it: at 1e300 the working precision could
+    # not tell tau from the maximum; a -inf offset is a zero weight).
+    d = [mpmath.fsub(zi, top, exact=True) if k and zi != -mpmath.inf else None for zi, k in zip(z, keep, strict=True)]
+    kd = [di for di in d if di is not None]
+    tau = _bisect(lambda t: mpmath.fsum(transform(di - t) for di in kd) - 1, mpmath.mpf(-len(kd) - 1), mpmath.mpf(0))
+    return [mpmath.mpf(0) if di is None else transform(di - tau) for di in d]
 
 
 def _ref_sparsemax(z, keep):
