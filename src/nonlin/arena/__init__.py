@@ -8,6 +8,7 @@ See docs/arena.md for the tasks, the results database schema and the report.
 
 from nonlin.arena.acts import Act, as_act, custom_act
 from nonlin.arena.runner import RunResult, RunSpec, execute
+from nonlin.arena.sweep import Sweep
 from nonlin.arena.tasks import Problem, Task, make_task, mlp, register_task, task_names
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "Problem",
     "RunResult",
     "RunSpec",
+    "Sweep",
     "Task",
     "as_act",
     "custom_act",
