@@ -127,11 +127,12 @@ def edge_of_chaos_(
     W ~ N(0, sigma_w^2 / fan_in) with sigma_w = theory.edge_of_chaos(nonlinearity, sigma_b); b ~ N(0, sigma_b^2).
     Returns (sigma_w, sigma_b).
     """
-    from nonlin.theory import edge_of_chaos
+    from nonlin.theory import critical_point
 
-    sigma_w = edge_of_chaos(nonlinearity, sigma_b, **params)
+    point = critical_point(nonlinearity, sigma_b, **params)
+    sigma_w = point.sigma_w
     if not math.isfinite(sigma_w):
-        raise ValueError(f"{nonlinearity}: no edge of chaos found at sigma_b={sigma_b}")
+        raise ValueError(f"{nonlinearity}: no edge of chaos at sigma_b={sigma_b}: {point.reason}")
     fan_in = _fan(weight, "fan_in")
     with torch.no_grad():
         weight.normal_(0.0, sigma_w / math.sqrt(fan_in), generator=generator)

@@ -16,9 +16,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import torch
 from rich.console import Console
-from rich.progress import Progress
 from rich.table import Table
 
+from nonlin.progress import Steps
 from nonlin.registry import spec
 from nonlin.spec import Kind
 from nonlin.theory import maps
@@ -36,7 +36,12 @@ def _parse_params(items: Sequence[str]) -> dict[str, float]:
         if "=" not in item:
             raise ValueError(f"--param expects NAME=VALUE, got {item!r}")
         k, v = item.split("=", 1)
-        out[k.strip()] = float(v)
+        try:
+            out[k.strip()] = float(v)
+        except ValueError:
+            raise ValueError(
+                f"--param {item}: the value of {k.strip()!r} must be a number, got {v.strip()!r}"
+            ) from None
     return out
 
 
@@ -54,9 +59,14 @@ def phase_grid(name: str, sw2: np.ndarray, sb2: np.ndarray, iters: int = 150, **
     return chi.reshape(SW2.shape).numpy()
 
 
-def _plots(name: str, out: Path, params: dict[str, float], progress: Progress) -> list[Path]:
+PLOT_STEPS = 4
+SUMMARY_SIDES = (0.0, 0.05, 0.1, 0.3)  # sigma_b values of the edge-of-chaos rows
+SUMMARY_STEPS = 3 + len(SUMMARY_SIDES)
+
+
+def _plots(name: str, out: Path, params: dict[str, float], steps: Steps) -> list[Path]:
     paths = []
-    task = progress.add_task("plots", total=4)
+    steps.start("variance map plot")
     gain = maps.init_gain(name, **params)
     # 1. variance map
     q = np.linspace(0.0, 4.0, 161)
@@ -70,8 +80,9 @@ def _plots(name: str, out: Path, params: dict[str, float], progress: Progress) -
     fig.tight_layout()
     fig.savefig(paths[-1], dpi=110)
     plt.close(fig)
-    progress.advance(task)
+    steps.done()
     # 2. correlation map at q*
+    steps.start("correlation map plot")
     c = np.linspace(-1.0, 1.0, 41)
     fig, ax = plt.subplots(figsize=(5, 4))
     for sw, sb in ((0.8 * gain, 0.1), (gain, 0.1), (1.5 * gain, 0.1)):
@@ -90,8 +101,9 @@ def _plots(name: str, out: Path, params: dict[str, float], progress: Progress) -
     fig.tight_layout()
     fig.savefig(paths[-1], dpi=110)
     plt.close(fig)
-    progress.advance(task)
+    steps.done()
     # 3. phase diagram with the critical line
+    steps.start("phase diagram (χ1 on a 60 x 40 grid)")
     sw2 = np.linspace(0.05, 4.0 * max(gain**2, 1.0), 60)
     sb2 = np.linspace(0.0, 0.5, 40)
     chi = phase_grid(name, sw2, sb2, **params)
@@ -109,8 +121,9 @@ def _plots(name: str, out: Path, params: dict[str, float], progress: Progress) -
     fig.tight_layout()
     fig.savefig(paths[-1], dpi=110)
     plt.close(fig)
-    progress.advance(task)
+    steps.done()
     # 4. depth scales along sigma_b = 0.05
+    steps.start("depth scales plot")
     sws = np.sqrt(np.linspace(0.2, 3.0, 15)) * max(gain, 1.0)
     xi_q, xi_c = [], []
     for sw in sws:
@@ -126,25 +139,40 @@ def _plots(name: str, out: Path, params: dict[str, float], progress: Progress) -
     fig.tight_layout()
     fig.savefig(paths[-1], dpi=110)
     plt.close(fig)
-    progress.advance(task)
+    steps.done()
     return paths
 
 
-def summary(name: str, **params: Any) -> dict[str, Any]:
-    """The numbers `nonlin theory NAME` prints (JSON-ready)."""
+def summary(name: str, steps: Steps | None = None, **params: Any) -> dict[str, Any]:
+    """The numbers `nonlin theory NAME` prints (JSON-ready); `steps` shows progress (SUMMARY_STEPS steps)."""
+    steps = steps or Steps(SUMMARY_STEPS, name, enabled=False)
     s = spec(name)
     m = model(name, **params)
+    steps.start("init gain and its fixed point")
     gain = maps.init_gain(name, **params)
     fp = maps.fixed_point(name, gain, 0.0, **params)
+    steps.done()
+    steps.start("χ1 at torch's default init")
+    chi_default = maps.chi_1(name, 1.0, sigma_w=TORCH_DEFAULT_SIGMA_W, **params)
+    steps.done()
+    points = {}
+    for sb in SUMMARY_SIDES:
+        steps.start(f"edge of chaos at σb = {sb}")
+        points[str(sb)] = maps.critical_point(name, sb, **params)
+        steps.done()
+    steps.start("sparsity at init")
+    sparsity = maps.sparsity_at_init(name, q=1.0, **params).zero_fraction
+    steps.done()
     out: dict[str, Any] = {
         "name": s.name,
         "kind": s.kind.value,
         "params": getattr(m, "params", None) or getattr(getattr(m, "unit", None), "params", {}),
         "init_gain": gain,
         "fixed_point_at_gain": fp.as_dict(),
-        "chi_1_torch_default_init": maps.chi_1(name, 1.0, sigma_w=TORCH_DEFAULT_SIGMA_W, **params),
-        "edge_of_chaos_sigma_w": {str(sb): maps.edge_of_chaos(name, sb, **params) for sb in (0.0, 0.05, 0.1, 0.3)},
-        "sparsity_at_init_q1": maps.sparsity_at_init(name, q=1.0, **params).zero_fraction,
+        "chi_1_torch_default_init": chi_default,
+        "edge_of_chaos_sigma_w": {sb: cp.sigma_w for sb, cp in points.items()},
+        "edge_of_chaos_reason": {sb: cp.reason for sb, cp in points.items() if cp.reason},
+        "sparsity_at_init_q1": sparsity,
         "gradient_rule": m.rule or None,
         "notes": list(m.notes),
     }
@@ -159,20 +187,27 @@ def _theory(args: argparse.Namespace) -> int:
     name = spec(args.name).name
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    with Progress(console=console, transient=True) as progress:
-        t = progress.add_task("numbers", total=1)
-        nums = summary(name, **params)
-        progress.advance(t)
-        paths = [] if args.no_plots else _plots(name, out, params, progress)
+    total = SUMMARY_STEPS + (0 if args.no_plots else PLOT_STEPS)
+    with Steps(total, f"theory {name}") as steps:
+        nums = summary(name, steps, **params)
+        paths = [] if args.no_plots else _plots(name, out, params, steps)
     table = Table(title=f"theory: {name}", show_header=False)
     fp = nums["fixed_point_at_gain"]
+    stability = "" if fp["stable"] else f"  (unstable: V'(q*) = {fp['slope_q']:.6g} > 1, see the note)"
+    reasons = nums["edge_of_chaos_reason"]
     rows = [
         ("init gain (q = 1)", f"{nums['init_gain']:.12g}"),
-        ("q* at (σw = gain, σb = 0)", f"{fp['q_star']:.12g}"),
+        ("q* at (σw = gain, σb = 0)", f"{fp['q_star']:.12g}{stability}"),
         ("χ1 there", f"{fp['chi_1']:.12g}  ({fp['phase']})"),
         ("V'(q*), ξ_q, ξ_c", f"{fp['slope_q']:.6g}, {fp['xi_q']:.6g}, {fp['xi_c']:.6g}"),
         ("χ1 at torch.nn.Linear default (σw² = 1/3, q = 1)", f"{nums['chi_1_torch_default_init']:.6g}"),
-        *((f"edge of chaos σw at σb = {sb}", f"{v:.12g}") for sb, v in nums["edge_of_chaos_sigma_w"].items()),
+        *(
+            (
+                f"edge of chaos σw at σb = {sb}",
+                f"none [{list(reasons).index(sb) + 1}]" if sb in reasons else f"{v:.12g}",
+            )
+            for sb, v in nums["edge_of_chaos_sigma_w"].items()
+        ),
         ("sparsity at init P(φ = 0), q = 1", f"{nums['sparsity_at_init_q1']:.12g}"),
     ]
     if "clip_level" in nums:
@@ -185,11 +220,13 @@ def _theory(args: argparse.Namespace) -> int:
         )
     if nums["gradient_rule"]:
         rows.append(("gradient side uses the rule", nums["gradient_rule"]))
-    for n in nums["notes"]:
+    for n in (*fp["notes"], *nums["notes"]):
         rows.append(("note", n))
     for k, v in rows:
         table.add_row(k, v)
     console.print(table)
+    for i, (sb, why) in enumerate(reasons.items(), 1):
+        console.print(f"[{i}] no edge of chaos at σb = {sb}: {why}", highlight=False)
     (out / f"{name}_theory.json").write_text(json.dumps(nums, indent=2, default=str))
     for p in paths:
         console.print(f"wrote {p}")
@@ -206,6 +243,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default="nonlin-out/theory", help="folder for plots and JSON (default: nonlin-out/theory)")
     p.add_argument("--no-plots", action="store_true", help="numbers only")
     p.set_defaults(func=_theory)
+
+
+def _critical_cell(cp: maps.CriticalPoint) -> str:
+    return f"{cp.sigma_w:.6g}" if not cp.reason else "none (chi_1 jumps past 1)" if "jumps" in cp.reason else "none"
 
 
 def compare_section(names: Sequence[str], options: dict[str, Any]):
@@ -229,7 +270,7 @@ def compare_section(names: Sequence[str], options: dict[str, Any]):
             "χ1 at gain init": f"{maps.chi_1(n, 1.0, sigma_w=gain):.6g}",
             "χ1 at torch default": f"{maps.chi_1(n, 1.0, sigma_w=TORCH_DEFAULT_SIGMA_W):.6g}",
             "sparsity at init": f"{maps.sparsity_at_init(n, q=1.0).zero_fraction:.4g}",
-            "critical σw (σb=0)": f"{maps.edge_of_chaos(n, 0.0):.6g}",
+            "critical σw (σb=0)": _critical_cell(maps.critical_point(n, 0.0)),
         }
     return Section(
         "Theory (wide random networks)",
@@ -238,6 +279,7 @@ def compare_section(names: Sequence[str], options: dict[str, Any]):
         note=(
             "init gain keeps the pre-activation variance at 1 (W ~ N(0, gain²/fan_in)); χ1 = σw² E[φ'(u)²] at "
             "q = 1 (> 1 chaotic, < 1 ordered); torch default: nn.Linear's σw² = 1/3; sparsity: P(φ(u) = 0), "
-            "u ~ N(0, 1); critical σw: edge of chaos at σb = 0. Normalizers are out of scope. See docs/theory.md."
+            "u ~ N(0, 1); critical σw: edge of chaos at σb = 0 (none: chi_1 at the fixed point reached from q = 1 never
+equals 1; theory.critical_point says why). Normalizers are out of scope. See docs/theory.md."
         ),
     )

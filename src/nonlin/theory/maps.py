@@ -13,6 +13,7 @@ squared gradients (Poole et al. arXiv:1606.05340, Schoenholz et al. arXiv:1611.0
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -138,6 +139,15 @@ def _fixed_point_q(m: Model, sigma_w: float, sigma_b: float, q0: float) -> tuple
         near = g(torch.tensor([q0 * 0.5, q0 * 2.0], dtype=DTYPE))
         if bool((near.abs() <= 1e-12 * q0 * 2).all()):
             return q0, "every q near q0 is a fixed point (marginal): q* = q0"
+        slope = _gap_and_slope(m, sw2, sb2, q0)[1] + 1.0
+        if slope > 1.0 + CRITICAL_TOL:
+            # q0 is a fixed point only in exact arithmetic: say where a perturbation of either sign goes.
+            up, _ = _fixed_point_q(m, sigma_w, sigma_b, q0 * (1 + 1e-6))
+            down, _ = _fixed_point_q(m, sigma_w, sigma_b, q0 * (1 - 1e-6))
+            return q0, (
+                f"q0 = {q0:g} is an unstable fixed point (V'(q0) = {slope:.6g} > 1): a perturbation grows; from "
+                f"above q goes to {up:.6g}, from below to {down:.6g}"
+            )
         return q0, ""
     grid = torch.logspace(-12, 12, 193, dtype=DTYPE) * max(q0, 1e-300) / 1.0
     grid = grid[(grid > 0)]
@@ -206,6 +216,9 @@ class FixedPoint:
     xi_c: float  # depth scale of correlations: -1 / log chi_c
     phase: str  # "ordered", "chaotic" or "critical"
     notes: tuple[str, ...] = field(default=())
+    # False when q0 is itself an unstable fixed point (V'(q*) > 1: exact arithmetic stays, any perturbation
+    # leaves; a note says where it goes from either side), as q = 1 at the gain init of gelu or shifted_relu.
+    stable: bool = True
 
     def as_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -222,7 +235,8 @@ def _depth(slope: float) -> float:
 def fixed_point(name: str, sigma_w: float = 1.0, sigma_b: float = 0.0, q0: float = 1.0, **params: Any) -> FixedPoint:
     """q*, chi_1, chi_c, depth scales and phase for the network (sigma_w, sigma_b) with nonlinearity `name`.
 
-    q* is the fixed point the variance map reaches from q0 (the stable one, if several). In the ordered
+    q* is the fixed point the variance map reaches from q0: the stable one it converges to, or q0 itself when
+    V(q0) = q0; then `stable` is False if V'(q0) > 1 and a note says where perturbations go. In the ordered
     phase (chi_1 < 1) correlations converge to c* = 1; in the chaotic phase to c* < 1, found by root-finding
     the correlation map. Quantities at q* = 0 are limits q -> 0+; at q* = inf they are taken at q = 1e30.
     """
@@ -255,6 +269,7 @@ def fixed_point(name: str, sigma_w: float = 1.0, sigma_b: float = 0.0, q0: float
         xi_c=_depth(chi_c),
         phase=phase,
         notes=tuple(notes),
+        stable=not (0 < q < math.inf and slope > 1.0 + CRITICAL_TOL),
     )
 
 
@@ -285,17 +300,48 @@ def _chaotic_c_star(m: Model, q: float, sigma_w: float, sigma_b: float) -> tuple
     return c_star, chi_c
 
 
+class NoEdgeOfChaosWarning(UserWarning):
+    """edge_of_chaos returned NaN; the message says why (also in ``critical_point(...).reason``)."""
+
+
+@dataclass(frozen=True)
+class CriticalPoint:
+    """The edge of chaos at one sigma_b: sigma_w with chi_1(q*) = 1 at the fixed point q* reached from q0,
+    or NaN and the reason there is none."""
+
+    name: str
+    sigma_b: float
+    sigma_w: float  # NaN: no edge of chaos reached from q0 (see reason)
+    q_star: float  # the critical fixed point (inf: q* diverges at criticality, as relu with sigma_b > 0)
+    reason: str = ""  # why sigma_w is NaN; empty when found
+
+
+def critical_point(name: str, sigma_b: float = 0.0, q0: float = 1.0, **params: Any) -> CriticalPoint:
+    """The edge of chaos at `sigma_b`, with the reason when there is none (see edge_of_chaos)."""
+    m = model(name, **params)
+    return _critical_point(m, float(sigma_b), q0)
+
+
 def edge_of_chaos(
     name: str, sigma_b: float | Sequence[float] | np.ndarray = 0.0, q0: float = 1.0, **params: Any
 ) -> float | np.ndarray:
     """sigma_w on the critical line chi_1(q*(sigma_w, sigma_b)) = 1, for one sigma_b or an array (the curve).
 
-    NaN where no sigma_w in [1e-3, 1e3] reaches chi_1 = 1.
+    Only critical points the variance map reaches from q0 count (a chi_1 = 1 point that is an unstable fixed
+    point is never reached). NaN where there is none, with a NoEdgeOfChaosWarning saying why, e.g. silu at
+    sigma_b = 0.1: from q0 = 1 the fixed point jumps from an ordered q* (chi_1 = 0.71) to q* = inf (chi_1 > 1)
+    at sigma_w = 1.67, so chi_1 never passes through 1. ``critical_point`` returns the reason as data.
     """
     scalar = isinstance(sigma_b, int | float) and not isinstance(sigma_b, bool)
     sbs = np.atleast_1d(np.asarray(sigma_b, dtype=np.float64))
     m = model(name, **params)
-    out = np.array([_critical_sigma_w(m, float(sb), q0) for sb in sbs])
+    points = [_critical_point(m, float(sb), q0) for sb in sbs]
+    for cp in points:
+        if cp.reason:
+            warnings.warn(
+                f"{cp.name} at sigma_b={cp.sigma_b:g}: no edge of chaos: {cp.reason}", NoEdgeOfChaosWarning, 2
+            )
+    out = np.array([cp.sigma_w for cp in points])
     return float(out[0]) if scalar else out
 
 
@@ -325,9 +371,12 @@ def critical_line(name: str, q_star: Any = None, **params: Any) -> dict[str, np.
     }
 
 
-def _critical_sigma_w(m: Model, sigma_b: float, q0: float) -> float:
+def _critical_point(m: Model, sigma_b: float, q0: float) -> CriticalPoint:
     check_sigmas(1.0, sigma_b)
     sb2_target = sigma_b**2
+
+    def found(sw: float, q: float) -> CriticalPoint:
+        return CriticalPoint(m.name, sigma_b, float(sw), float(q))
 
     # sigma_b^2(q) - sigma_b^2 along the q-parametrised critical line; its first root gives sigma_w.
     def h(q: torch.Tensor) -> torch.Tensor:
@@ -339,43 +388,87 @@ def _critical_sigma_w(m: Model, sigma_b: float, q0: float) -> float:
     h_tiny = float(h(tiny))
     if sigma_b == 0.0 and math.isfinite(h_tiny) and abs(h_tiny) <= 1e-13 and float(m.g2(tiny)) > 1e-12:
         # sigma_b = 0: the critical point sits on the collapsed fixed point q* -> 0 when the line starts there.
-        if not bool((hv[:40].abs() > 1e-9 * qs[:40]).all()):
-            return 1.0 / math.sqrt(float(m.g2(tiny)))
-        return 1.0 / math.sqrt(float(m.g2(tiny)))
+        return found(1.0 / math.sqrt(float(m.g2(tiny))), 0.0)
     ok = torch.isfinite(hv)
     sign_change = torch.nonzero(ok[:-1] & ok[1:] & (((hv[:-1] < 0) & (hv[1:] >= 0)) | ((hv[:-1] > 0) & (hv[1:] <= 0))))
+    unreached: list[str] = []
     if sign_change.numel():
         # Sparse units can meet sigma_b twice along the line (a tiny-q root needing a huge sigma_w, and the
         # useful one): take the smallest sigma_w among roots whose fixed point is stable (V'(q*) <= 1).
         f = lambda q: float(h(torch.tensor([q], dtype=DTYPE)))
-        best, best_stable = math.inf, math.inf
+        best, best_stable = (math.inf, math.nan), (math.inf, math.nan)
         for i in sign_change.reshape(-1).tolist():
             q_root = brentq(f, float(qs[i]), float(qs[i + 1]), xtol=1e-300, rtol=1e-15)
             qt = torch.tensor([q_root], dtype=DTYPE)
             sw = 1.0 / math.sqrt(float(m.g2(qt)))
+            slope = sw**2 * float(m.m2_slope(qt))
             # Keep roots the variance map actually reaches from q0 (else the unit sits elsewhere, e.g. dead).
             reached, _ = _fixed_point_q(m, sw, sigma_b, q0)
             if not (math.isfinite(reached) and abs(reached - q_root) <= 1e-6 * max(q_root, 1e-300)):
+                why = (
+                    f"an unstable fixed point (V'(q*) = {slope:.9g} > 1)"
+                    if slope > 1
+                    else f"not reached (from q0 = {q0:g} the map goes to q* = {reached:.4g})"
+                )
+                unreached.append(f"chi_1 = 1 at q* = {q_root:.4g}, sigma_w = {sw:.6g} is {why}")
                 continue
-            best = min(best, sw)
-            if sw**2 * float(m.m2_slope(qt)) <= 1.0 + 1e-9:
-                best_stable = min(best_stable, sw)
-        if math.isfinite(best_stable) or math.isfinite(best):
-            return best_stable if math.isfinite(best_stable) else best
+            best = min(best, (sw, q_root))
+            if slope <= 1.0 + 1e-9:
+                best_stable = min(best_stable, (sw, q_root))
+        for sw, q in (best_stable, best):
+            if math.isfinite(sw):
+                return found(sw, q)
     # No finite q* on the line (e.g. relu with sigma_b > 0: q* diverges at criticality): scan sigma_w.
     hw = lambda sw: _chi1_at(m, sw, sigma_b, q0) - 1.0
     grid = np.geomspace(1e-2, 1e2, 21)
     prev_sw, prev_h = None, None
+    line = f"; on the critical line {'; '.join(unreached)}" if unreached else ""
     for sw in grid:
         val = hw(sw)
         if val == 0.0:
-            return float(sw)
+            return found(sw, _fixed_point_q(m, float(sw), sigma_b, q0)[0])
         if prev_h is not None and (prev_h < 0) != (val < 0):
-            root = float(brentq(hw, prev_sw, sw, xtol=1e-15, rtol=1e-15))
-            # A jump of chi_1 (the reached fixed point switching branch) is not a critical point.
-            return root if abs(hw(root)) <= 1e-6 else math.nan
+            # Bisect to 1e-4 first: a jump of chi_1 (the reached fixed point switching branch) shows as ends
+            # far from 0 and is not a critical point; a crossing is then polished by Brent's method.
+            lo, hi, h_lo, h_hi = float(prev_sw), float(sw), prev_h, val
+            while hi - lo > 1e-4 * hi:
+                mid = 0.5 * (lo + hi)
+                h_mid = hw(mid)
+                if (h_mid < 0) == (h_lo < 0):
+                    lo, h_lo = mid, h_mid
+                else:
+                    hi, h_hi = mid, h_mid
+            if max(abs(h_lo), abs(h_hi)) < 1e-2:
+                root = float(brentq(hw, lo, hi, xtol=1e-15, rtol=1e-15))
+                if abs(hw(root)) <= 1e-6:
+                    return found(root, _fixed_point_q(m, root, sigma_b, q0)[0])
+            return CriticalPoint(m.name, sigma_b, math.nan, math.nan, _jump_reason(m, sigma_b, q0, lo, hi) + line)
         prev_sw, prev_h = sw, val
-    return math.nan
+    side = "below" if prev_h < 0 else "above"
+    return CriticalPoint(
+        m.name,
+        sigma_b,
+        math.nan,
+        math.nan,
+        f"chi_1 at the fixed point reached from q0 = {q0:g} stays {side} 1 for every sigma_w in "
+        f"[{grid[0]:g}, {grid[-1]:g}]" + line,
+    )
+
+
+def _jump_reason(m: Model, sigma_b: float, q0: float, lo: float, hi: float) -> str:
+    """Why chi_1 crosses 1 by a jump between sigma_w = lo and hi: the fixed point reached from q0 changes branch."""
+    sw = 0.5 * (lo + hi)
+    q_lo, q_hi = _fixed_point_q(m, lo, sigma_b, q0)[0], _fixed_point_q(m, hi, sigma_b, q0)[0]
+    chi_lo, chi_hi = _chi1_at(m, lo, sigma_b, q0), _chi1_at(m, hi, sigma_b, q0)
+
+    def where(q: float) -> str:
+        return "diverges (q* = inf)" if q == math.inf else f"is q* = {q:.4g}"
+
+    return (
+        f"as sigma_w passes {sw:.4g}, the fixed point reached from q0 = {q0:g} jumps: below it {where(q_lo)} with "
+        f"chi_1 = {chi_lo:.4g}, above it {where(q_hi)} with chi_1 = {chi_hi:.4g}, so chi_1 never equals 1 "
+        "(q0 crosses an unstable fixed point of the variance map there)"
+    )
 
 
 def init_gain(name: str, q: float = 1.0, **params: Any) -> float:
