@@ -49,13 +49,15 @@ def bind(
             raise TypeError(f"{who}: got multiple values for argument {k!r}")
         given[k] = v
     out: dict[str, Any] = {}
+    spelled: dict[str, str] = {}
     for upstream, value in given.items():
         if upstream in _IGNORED:
             continue
         ours = record.nonlin_name(upstream)
         if ours in out:
-            raise TypeError(f"{who}: {upstream!r} is nonlin's {ours!r}; pass one of them, not both")
-        out[ours] = value
+            pair = " and ".join(sorted({spelled[ours], upstream}))
+            raise TypeError(f"{who}: {pair} are both nonlin's {ours!r}; pass one of them")
+        out[ours], spelled[ours] = value, upstream
     for k, v in record.defaults.items():
         out.setdefault(k, v)
     entry = s.name

@@ -35,14 +35,22 @@ def _pointwise(s: Spec, x: torch.Tensor, training: bool, generator, per_element:
     check_floating("x", x)
     if not isinstance(inplace, bool):
         raise TypeError(f"{s.name}: inplace must be a bool; got {inplace!r}")
-    if inplace and torch.is_grad_enabled() and x.requires_grad:
-        if x.is_leaf:
+    if inplace:
+        # torch's meaning: x holds the result and is returned. Where autograd records the call (x or a parameter
+        # requires grad), the backward gets its own copy of the input and x takes on the result's history.
+        recorded = torch.is_grad_enabled() and (
+            x.requires_grad or any(isinstance(v, torch.Tensor) and v.requires_grad for v in params.values())
+        )
+        if recorded and x.is_leaf and x.requires_grad:
             raise RuntimeError(
                 f"{s.name}: inplace=True on a leaf tensor that requires grad (torch refuses this too); "
                 "pass inplace=False"
             )
-        # The backward reads the input: it gets its own copy, and x takes on the result's history.
-        return x.copy_(_pointwise(s, x.clone(), training, generator, per_element, False, params))
+        y = _pointwise(s, x.clone() if recorded else x, training, generator, per_element, False, params)
+        if recorded:
+            return x.copy_(y)
+        with torch.no_grad():
+            return x.copy_(y)
     params = dict(params)
     calling.apply_pre(s, x, params)
     post = calling.take_post(s, x, params)
@@ -55,11 +63,7 @@ def _pointwise(s: Spec, x: torch.Tensor, training: bool, generator, per_element:
         shape = x.shape if per_element else ()
         u = torch.rand(shape, generator=generator, device=x.device, dtype=compute_dtype(x.dtype))
         y = apply(s, s.forward, s.derivative, (x,), (u,), p)
-    y = calling.apply_post(s, x, p, post, y)
-    if inplace:
-        with torch.no_grad():
-            return x.copy_(y)
-    return y
+    return calling.apply_post(s, x, p, post, y)
 
 
 _PACKING = {"gate_value": "[gate | value]", "value_gate": "[value | gate]", "interleaved": "gate, value alternating"}
@@ -188,13 +192,15 @@ def _make(s: Spec) -> Callable[..., torch.Tensor]:
 
         def f(
             x,
-            *,
+            *args,
             training: bool = False,
             generator: torch.Generator | None = None,
             per_element: bool = True,
             inplace: bool = False,
             **params,
         ):
+            if args:
+                calling.bind(None, s, args, {})  # raises: nonlin's own names take parameters by keyword
             if not s.stochastic and (training or generator is not None):
                 raise TypeError(f"{s.name} is deterministic: training= and generator= apply to stochastic entries only")
             return _pointwise(s, x, training, generator, per_element, inplace, params)

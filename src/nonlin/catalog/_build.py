@@ -30,5 +30,5 @@ def torch_names(*names: str, positional: tuple[str, ...] = ("inplace",), **kw) -
 
 def torch_inplace(base: Alias, name: str) -> Alias:
     """torch's in-place functional variant of `base` (F.relu_): the same arguments less inplace, which is on."""
-    positional = tuple(p for p in base.positional if p not in ("inplace", "training"))
+    positional = tuple(p for p in base.positional if p != "inplace")
     return Alias((name,), "torch", args=base.args, defaults={**base.defaults, "inplace": True}, positional=positional)

@@ -7,7 +7,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from nonlin.catalog._build import P, Paper, pointwise, props
+from nonlin.catalog._build import P, Paper, pointwise, props, torch_names
 
 
 def _softsign(m, x):
@@ -56,7 +56,7 @@ SPECS = [
         summary="Log of the sigmoid.",
         forward=lambda m, x: m.log_sigmoid(x),
         derivative=lambda m, x: m.sigmoid(-x),
-        aliases=("LogSigmoid", "logsigmoid"),
+        borrowed=(torch_names("logsigmoid", "LogSigmoid", positional=()),),
         properties=props("monotonic", "bounded_above", "smooth"),
         torch_equivalent=F.logsigmoid,
     ),
