@@ -59,7 +59,7 @@ def check_entry(name: str, dtype: torch.dtype, fp32_compute: str = "float64") ->
             kw = {"c": c.to(dev)} if c is not None else {}
             packed = torch.cat([g, v], -1).to(dev).requires_grad_(True)
             go = torch.randn(rows, d, generator=torch.Generator().manual_seed(5)).to(dtype)
-            y = f(packed, **kw)
+            y = f(packed, layout="gate_value", **kw)  # [gate | value]
             (dp,) = torch.autograd.grad(y, packed, go.to(dev))
             gs, vs = (
                 packed.detach()[:, :d].clone().requires_grad_(True),

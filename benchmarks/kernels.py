@@ -360,7 +360,7 @@ def accuracy(args) -> int:
                         c = torch.full((1, 1), 0.7, dtype=dtype) if s.extra_inputs else None
                         packed = torch.cat([g, v], -1).to(device).requires_grad_(True)
                         kw = {"c": c.to(device)} if c is not None else {}
-                        y = nonlin.functional.function(name)(packed, **kw)
+                        y = nonlin.functional.function(name)(packed, layout="gate_value", **kw)
                         (dp,) = torch.autograd.grad(y, packed, torch.ones_like(y))
                         yr, dgr, dvr = ref_gated(name, g, v, c)
                         ef = ulp_error(y.cpu(), yr).max()

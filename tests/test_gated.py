@@ -47,14 +47,27 @@ def test_value_and_partials_match_reference_float64(name):
 
 
 @pytest.mark.parametrize("name", GATED)
-def test_packed_equals_split_and_gate_comes_first(name):
+def test_every_packed_layout_equals_split(name):
     gen = torch.Generator().manual_seed(0)
-    packed = torch.randn(3, 5, 8, generator=gen, dtype=torch.float64)
+    g, v = torch.randn(2, 3, 5, 4, generator=gen, dtype=torch.float64)
     extra = {"c": torch.rand(3, 5, 4, generator=gen, dtype=torch.float64)} if nonlin.spec(name).extra_inputs else {}
     f = nonlin.functional.function(name)
-    y = f(packed, **extra)
-    assert y.shape == (3, 5, 4)
-    assert torch.equal(y, f(packed[..., :4], packed[..., 4:], **extra))
+    want = f(g, v, **extra)
+    packs = {
+        "gate_value": torch.cat([g, v], -1),
+        "value_gate": torch.cat([v, g], -1),
+        "interleaved": torch.stack([g, v], -1).reshape(3, 5, 8),  # gpt-oss: g = x[..., ::2], v = x[..., 1::2]
+    }
+    for layout, packed in packs.items():
+        assert torch.equal(f(packed, layout=layout, **extra), want), layout
+        along_1 = packed.movedim(-1, 1)  # [3, 8, 5]: the halves along dim 1
+        c = {k: t.movedim(-1, 1) for k, t in extra.items()}
+        assert torch.equal(f(along_1, dim=1, layout=layout, **c), want.movedim(-1, 1)), layout
+    # Gate first by default; torch's glu (and so nonlin's glu, the same name) packs the value first.
+    record = nonlin.registry.convention(name)
+    default = record.defaults.get("layout", "gate_value") if record else "gate_value"
+    assert default == ("value_gate" if name == "glu" else "gate_value")
+    assert torch.equal(f(packs[default], **extra), want)
 
 
 @pytest.mark.parametrize("name", GATED)

@@ -35,11 +35,24 @@ def markdown() -> str:
                 params = f"{len(s.params)} coefficients"
             src = s.paper.ref if s.paper else "standard"
             conf = "yes" if s.confirmed else "**no**"
-            aliases = ", ".join(s.aliases[:4])
+            aliases = ", ".join(_names(s)[:5])
             lines.append(f"| `{n}` | ${_cell(s.formula)}$ | {params} | {_cell(aliases)} | {src} | {conf} |")
     lines.append("\n**Not included**\n")
     lines += [f"- `{n}`: {why}" for n, why in LEFT_OUT.items()]
     return "\n".join(lines) + "\n"
+
+
+def _names(s) -> list[str]:
+    """Plain aliases, then each borrowed record: its first spellings and, where the library's defaults differ from
+    nonlin's, those defaults ("softshrink/Softshrink (torch: tau=0.5)")."""
+    out = list(s.aliases)
+    for r in s.borrowed:
+        spelled = [n for n in r.names if n != s.name][:2]
+        if not spelled:
+            continue
+        differ = [f"{k}={v!r}" for k, v in r.defaults.items() if k not in s.defaults() or s.defaults()[k] != v]
+        out.append("/".join(spelled) + (f" ({r.library}: {', '.join(differ)})" if differ else ""))
+    return out
 
 
 def block() -> str:

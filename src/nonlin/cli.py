@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 import nonlin
+from nonlin import calling
 from nonlin.plotting import plot
 from nonlin.registry import names, spec
 from nonlin.report import DEFAULT_COMPARE, build
@@ -46,6 +47,8 @@ def _show(args: argparse.Namespace) -> int:
     console.print(f"  formula     {s.formula}")
     if s.aliases:
         console.print(f"  aliases     {', '.join(s.aliases)}")
+    for record in s.borrowed:
+        console.print(f"  borrowed    {calling.describe(record)}")
     for p in s.params:
         learn = " learnable" + (" (by default)" if p.learned_by_default else "") if p.learnable else ""
         console.print(

@@ -1,53 +1,106 @@
 """nn.functional-style API generated from the catalog: ``nonlin.functional.<name>(...)`` for every entry.
 
 Signatures by kind:
-- pointwise: ``f(x, **params)``; stochastic entries also take ``training=False`` and ``generator=None``
-  (and ``per_element=True``: one draw per element, or one per call).
-- gated: ``f(packed, **params)`` with packed ``[..., 2d] = [gate | value]`` (gate first), or
-  ``f(gate, value, **params)``; kappa_swiglu also takes its router confidence ``c=``.
-- normalizer: ``f(scores, dim=-1, mask=None, **params)``; mask is boolean, True = the key takes part.
+- pointwise: ``f(x, **params, inplace=False)``; stochastic entries also take ``training=False`` and
+  ``generator=None`` (and ``per_element=True``: one draw per element, or one per call). ``inplace=True`` is
+  torch's: the result is written into ``x``, which is returned (under autograd a leaf that requires grad is
+  refused, as torch does). It saves no memory: nonlin computes out of place and copies.
+- gated: ``f(packed, **params, dim=-1, layout="gate_value")`` with packed ``[..., 2d]`` along ``dim``
+  (layouts: `nonlin.spec.LAYOUTS`; gate first unless told), or ``f(gate, value, **params)``; kappa_swiglu
+  also takes its router confidence ``c=``. torch's name ``glu`` packs value first (``F.glu``).
+- normalizer: ``f(scores, dim=-1, mask=None, **params, dtype=None)``; mask is boolean, True = the key takes
+  part; ``dtype`` casts the scores first (torch's); ``dim=None`` is torch's deprecated implicit choice.
+
+Names shared with torch.nn.functional (``leaky_relu``, ``softplus``, ``gelu``, ``hardtanh``, ``glu``, ...) also
+take torch's argument names and positions, and `function(name)` of any borrowed name (``"Softshrink"``,
+``"jax.nn.gelu"``) applies that library's defaults: see `nonlin.spec.Alias`.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import torch
 
+from nonlin import calling
 from nonlin import catalog as _catalog  # noqa: F401  (registers the catalog)
 from nonlin.autograd import apply, check_floating, compute_dtype, round_to
-from nonlin.registry import names, resolve, spec
-from nonlin.spec import Kind, Spec
+from nonlin.registry import convention, conventions, names, resolve, spec
+from nonlin.spec import LAYOUTS, Alias, Kind, Spec
 
 
-def _pointwise(s: Spec, x: torch.Tensor, training: bool, generator, per_element: bool, params):
+def _pointwise(s: Spec, x: torch.Tensor, training: bool, generator, per_element: bool, inplace: bool, params):
     check_floating("x", x)
+    if not isinstance(inplace, bool):
+        raise TypeError(f"{s.name}: inplace must be a bool; got {inplace!r}")
+    if inplace:
+        # torch's meaning: x holds the result and is returned. Where autograd records the call (x or a parameter
+        # requires grad), the backward gets its own copy of the input and x takes on the result's history.
+        recorded = torch.is_grad_enabled() and (
+            x.requires_grad or any(isinstance(v, torch.Tensor) and v.requires_grad for v in params.values())
+        )
+        if recorded and x.is_leaf and x.requires_grad:
+            raise RuntimeError(
+                f"{s.name}: inplace=True on a leaf tensor that requires grad (torch refuses this too); "
+                "pass inplace=False"
+            )
+        y = _pointwise(s, x.clone() if recorded else x, training, generator, per_element, False, params)
+        if recorded:
+            return x.copy_(y)
+        with torch.no_grad():
+            return x.copy_(y)
+    params = dict(params)
+    calling.apply_pre(s, x, params)
+    post = calling.take_post(s, x, params)
     p = s.resolve_params(params)
     if not s.stochastic:
-        return apply(s, s.forward, s.derivative, (x,), (), p)
-    if not training:
-        return apply(s, s.eval_forward, s.eval_derivative, (x,), (), p)
-    shape = x.shape if per_element else ()
-    u = torch.rand(shape, generator=generator, device=x.device, dtype=compute_dtype(x.dtype))
-    return apply(s, s.forward, s.derivative, (x,), (u,), p)
+        y = apply(s, s.forward, s.derivative, (x,), (), p)
+    elif not training:
+        y = apply(s, s.eval_forward, s.eval_derivative, (x,), (), p)
+    else:
+        shape = x.shape if per_element else ()
+        u = torch.rand(shape, generator=generator, device=x.device, dtype=compute_dtype(x.dtype))
+        y = apply(s, s.forward, s.derivative, (x,), (u,), p)
+    return calling.apply_post(s, x, p, post, y)
 
 
-def split_packed(name: str, packed: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """[..., 2d] -> gate [..., d], value [..., d] (gate first)."""
+_PACKING = {"gate_value": "[gate | value]", "value_gate": "[value | gate]", "interleaved": "gate, value alternating"}
+
+
+def split_packed(
+    name: str, packed: torch.Tensor, *, dim: int = -1, layout: str = "gate_value"
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """[..., 2d, ...] along `dim` -> gate, value (views), as `layout` packs them (`nonlin.spec.LAYOUTS`)."""
     check_floating("packed", packed)
-    if packed.dim() == 0 or packed.shape[-1] % 2:
+    if layout not in LAYOUTS:
+        raise ValueError(f"{name}: layout={layout!r} is not one of {', '.join(LAYOUTS)}")
+    if packed.dim() == 0:
+        raise ValueError(f"{name}: packed input must have at least one dimension; got a 0-d tensor")
+    if isinstance(dim, bool) or not isinstance(dim, int) or not -packed.dim() <= dim < packed.dim():
+        raise ValueError(f"{name}: dim={dim!r} is out of range for packed input of shape {tuple(packed.shape)}")
+    n = packed.shape[dim]
+    if n % 2:
+        where = "last dimension [..., 2d]" if dim in (-1, packed.dim() - 1) else f"size along dim={dim}"
         raise ValueError(
-            f"{name}: packed input must have an even last dimension [..., 2d] = [gate | value]; "
+            f"{name}: packed input must have an even {where} (layout={layout!r}: {_PACKING[layout]}); "
             f"got shape {tuple(packed.shape)}"
         )
-    d = packed.shape[-1] // 2
-    return packed[..., :d], packed[..., d:]
+    d = n // 2
+    if layout == "interleaved":
+        at = [slice(None)] * packed.dim()
+        at[dim] = slice(0, None, 2)
+        g = packed[tuple(at)]
+        at[dim] = slice(1, None, 2)
+        return g, packed[tuple(at)]
+    first, second = packed.narrow(dim, 0, d), packed.narrow(dim, d, d)
+    return (first, second) if layout == "gate_value" else (second, first)
 
 
-def _gated(s: Spec, args: tuple[torch.Tensor, ...], extra: dict[str, Any], params):
+def _gated(s: Spec, args: tuple[torch.Tensor, ...], extra: dict[str, Any], dim: int, layout: str, params):
     if len(args) == 1:
-        g, v = split_packed(s.name, args[0])
+        g, v = split_packed(s.name, args[0], dim=dim, layout=layout)
     elif len(args) == 2:
         g, v = check_floating("gate", args[0]), check_floating("value", args[1])
         if g.shape != v.shape:
@@ -75,8 +128,22 @@ def _gated(s: Spec, args: tuple[torch.Tensor, ...], extra: dict[str, Any], param
     return apply(s, s.forward, s.derivative, (g, v), tuple(extras), p)
 
 
-def _normalizer(s: Spec, scores: torch.Tensor, dim: int, mask: torch.Tensor | None, params):
+def _legacy_dim(s: Spec, ndim: int) -> int:
+    """torch's implicit softmax dim (dim=None), deprecated there: 0 for 0-, 1- and 3-d input, else 1."""
+    warnings.warn(
+        f"{s.name}: dim=None is torch's deprecated implicit dimension choice; pass dim=X", UserWarning, stacklevel=4
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _normalizer(s: Spec, scores: torch.Tensor, dim: int | None, mask: torch.Tensor | None, dtype, params):
+    if dtype is not None:
+        if not isinstance(dtype, torch.dtype):
+            raise TypeError(f"{s.name}: dtype must be a torch.dtype or None; got {dtype!r}")
+        scores = scores.to(dtype)  # torch's dtype=: the input is cast before the operation
     check_floating("scores", scores)
+    if dim is None:
+        dim = _legacy_dim(s, scores.dim())
     if scores.dim() == 0:
         raise ValueError(f"{s.name}: scores must have at least one dimension; got a 0-d tensor")
     if not isinstance(dim, int) or not -scores.dim() <= dim < scores.dim():
@@ -114,8 +181,13 @@ def _normalizer(s: Spec, scores: torch.Tensor, dim: int, mask: torch.Tensor | No
 
 
 def function(name: str) -> Callable[..., torch.Tensor]:
-    """The functional form of a catalog entry (canonical name or alias)."""
-    return _FUNCTIONS[resolve(name)]
+    """The functional form of a catalog entry by canonical name, alias or borrowed name; a borrowed name
+    ("Softshrink", "jax.nn.gelu") gives its library's defaults, argument names and positions."""
+    canonical = resolve(name)
+    record = convention(name)
+    if record is None:
+        return _FUNCTIONS[canonical]
+    return _BORROWED[id(record)]
 
 
 def _make(s: Spec) -> Callable[..., torch.Tensor]:
@@ -123,26 +195,29 @@ def _make(s: Spec) -> Callable[..., torch.Tensor]:
 
         def f(
             x,
-            *,
+            *args,
             training: bool = False,
             generator: torch.Generator | None = None,
             per_element: bool = True,
+            inplace: bool = False,
             **params,
         ):
+            if args:
+                calling.bind(None, s, args, {})  # raises: nonlin's own names take parameters by keyword
             if not s.stochastic and (training or generator is not None):
                 raise TypeError(f"{s.name} is deterministic: training= and generator= apply to stochastic entries only")
-            return _pointwise(s, x, training, generator, per_element, params)
+            return _pointwise(s, x, training, generator, per_element, inplace, params)
 
     elif s.kind is Kind.GATED:
 
-        def f(*tensors, **params):
+        def f(*tensors, dim: int = -1, layout: str = "gate_value", **params):
             extra = {k: params.pop(k) for k in list(params) if k in s.extra_inputs}
-            return _gated(s, tensors, extra, params)
+            return _gated(s, tensors, extra, dim, layout, params)
 
     else:
 
-        def f(scores, dim: int = -1, mask: torch.Tensor | None = None, **params):
-            return _normalizer(s, scores, dim, mask, params)
+        def f(scores, dim: int | None = -1, mask: torch.Tensor | None = None, *, dtype=None, **params):
+            return _normalizer(s, scores, dim, mask, dtype, params)
 
     f.__name__ = f.__qualname__ = s.name
     f.__doc__ = _doc(s)
@@ -155,6 +230,39 @@ def _doc(s: Spec) -> str:
     return f"{s.summary}\n\n    {s.formula}\n\nParameters:\n{params}{confirmed}"
 
 
-_FUNCTIONS: dict[str, Callable[..., torch.Tensor]] = {n: _make(spec(n)) for n in names()}
+def _borrow(record: Alias, s: Spec) -> Callable[..., torch.Tensor]:
+    """The functional form of `s` under a borrowed name: the upstream's positions, names and defaults."""
+    n_inputs = 2 if s.kind is Kind.GATED else 1
+
+    def f(*args, **kwargs):
+        k = 1  # the input comes first (a non-tensor there gets the input check's error); a second tensor is a value
+        while k < min(len(args), n_inputs) and isinstance(args[k], torch.Tensor):
+            k += 1
+        calling.check_ndim(record, args[0])
+        entry, kw = calling.bind(record, s, args[k:], kwargs)
+        return _BASE[entry](*args[:k], **kw)
+
+    f.__name__ = f.__qualname__ = record.names[0]
+    f.__doc__ = f"{calling.describe(record)}\n\n{_doc(s)}"
+    return f
+
+
+_BASE: dict[str, Callable[..., torch.Tensor]] = {n: _make(spec(n)) for n in names()}
+_BORROWED: dict[int, Callable[..., torch.Tensor]] = {}
+for _name in names():
+    for _record in spec(_name).borrowed:
+        _BORROWED[id(_record)] = _borrow(_record, spec(_name))
+# A canonical name that is also a library's (torch's leaky_relu) takes that library's arguments too.
+_FUNCTIONS: dict[str, Callable[..., torch.Tensor]] = {
+    n: _BORROWED[id(convention(n))] if convention(n) is not None else f for n, f in _BASE.items()
+}
+# torch.nn.functional's names nonlin borrows (softshrink, logsigmoid, relu_, ...) are attributes too, so
+# `nonlin.functional` can stand in for `torch.nn.functional` in the code that calls them.
+_TORCH_NAMES = {
+    key: _BORROWED[id(r)]
+    for key, r in conventions().items()
+    if r.library == "torch" and key.isidentifier() and key not in _FUNCTIONS and key in r.names
+}
 globals().update(_FUNCTIONS)
-__all__ = ["function", "split_packed", *_FUNCTIONS]
+globals().update(_TORCH_NAMES)
+__all__ = ["function", "split_packed", *_FUNCTIONS, *_TORCH_NAMES]

@@ -8,9 +8,14 @@ from typing import Any
 import torch
 from torch import nn
 
-from nonlin.functional import function
+from nonlin import calling
+from nonlin.functional import _BASE
+from nonlin.registry import convention
 from nonlin.registry import spec as get_spec
-from nonlin.spec import Kind, Spec
+from nonlin.spec import Alias, Kind, Spec
+
+# Call options a module holds and passes on each call, by kind (entry-specific ones: calling.EXTRA_ARGS).
+_OPTIONS = {Kind.POINTWISE: {"inplace"}, Kind.GATED: {"dim", "layout"}, Kind.NORMALIZER: {"dim"}}
 
 
 class Nonlinearity(nn.Module):
@@ -21,22 +26,36 @@ class Nonlinearity(nn.Module):
     learnable-capable parameter trainable, ``learnable=("beta",)`` chooses. ``num_parameters=C`` gives
     one value per channel along ``channel_dim`` (1, as torch.nn.PReLU; use -1 for [..., features]).
     Stochastic entries follow the module's train/eval mode and use ``generator`` if given.
+
+    A borrowed name builds the module its library would: ``Nonlinearity("Softshrink")`` has torch's
+    lambd = 0.5, ``Nonlinearity("Hardtanh", -2.0, 2.0)`` takes torch's positions, ``Nonlinearity("GLU", dim=1)``
+    splits value-first along dim 1, ``Nonlinearity("GELU", approximate="tanh")`` is gelu_tanh. Call options:
+    ``inplace`` (pointwise; torch's meaning, see `nonlin.functional`), ``dim`` (gated and normalizers; -1 unless
+    the name says otherwise, e.g. Softmax2d: -3), ``layout`` (gated).
     """
 
     def __init__(
         self,
         name: str,
-        *,
+        *args: Any,
         learnable: bool | Iterable[str] | None = None,
         num_parameters: int = 1,
         channel_dim: int = 1,
         generator: torch.Generator | None = None,
-        dim: int = -1,
         **params: Any,
     ) -> None:
         super().__init__()
-        self.spec: Spec = get_spec(name)
-        self._fn = function(self.spec.name)
+        self.borrowed: Alias | None = convention(name)
+        self.called = name  # the name it was built from (a borrowed one shows in repr)
+        entry, params = calling.bind(self.borrowed, get_spec(name), args, params, module=True)
+        num_parameters = params.pop("num_parameters", num_parameters)  # torch's PReLU(num_parameters, init)
+        self.spec: Spec = get_spec(entry)
+        self._fn = _BASE[self.spec.name]
+        allowed = _OPTIONS[self.spec.kind] | calling.EXTRA_ARGS.get(self.spec.name, set())
+        self.options: dict[str, Any] = {k: params.pop(k) for k in list(params) if k in allowed}
+        dim = self.options.get("dim", -1)
+        if self.spec.kind is Kind.NORMALIZER:
+            self.options.pop("dim", None)  # a per-call dim= overrides it
         resolved = self.spec.resolve_params(params)
         self._learned = self._choose_learned(learnable)
         if not isinstance(num_parameters, int) or num_parameters < 1:
@@ -79,23 +98,29 @@ class Nonlinearity(nn.Module):
         return out
 
     def forward(self, *inputs: torch.Tensor, **kwargs: Any) -> torch.Tensor:
+        calling.check_ndim(self.borrowed, inputs[0] if inputs else None)
         kind = self.spec.kind
+        params = {**self._params(inputs[0].dim()), **self.options}
         if kind is Kind.NORMALIZER:
-            return self._fn(*inputs, dim=kwargs.pop("dim", self.dim), **self._params(inputs[0].dim()), **kwargs)
-        params = self._params(inputs[0].dim())
+            return self._fn(*inputs, dim=kwargs.pop("dim", self.dim), **params, **kwargs)
         if self.spec.stochastic:
             return self._fn(*inputs, training=self.training, generator=self.generator, **params, **kwargs)
         return self._fn(*inputs, **params, **kwargs)
 
     def extra_repr(self) -> str:
         parts = [f"{k}={v!r}" for k, v in self._fixed.items() if v is not None]
+        parts += [f"{k}={v!r}" for k, v in self.options.items() if v is not None and v is not False]
         if self._learned:
             parts.append(f"learnable={list(self._learned)}")
         if self.num_parameters > 1:
             parts.append(f"num_parameters={self.num_parameters}, channel_dim={self.channel_dim}")
-        return f"{self.spec.name}" + (", " + ", ".join(parts) if parts else "")
+        head = self.spec.name
+        if self.borrowed is not None:
+            head += f" as {self.called!r} ({self.borrowed.library})"
+        return head + (", " + ", ".join(parts) if parts else "")
 
 
-def get(name: str, **kwargs: Any) -> Nonlinearity:
-    """An nn.Module for a catalog entry (canonical name or alias), e.g. ``nonlin.get("prelu")``."""
-    return Nonlinearity(name, **kwargs)
+def get(name: str, *args: Any, **kwargs: Any) -> Nonlinearity:
+    """An nn.Module for a catalog entry (canonical name, alias or borrowed name), e.g. ``nonlin.get("prelu")``,
+    ``nonlin.get("LeakyReLU", 0.2)`` (torch's positions and defaults for torch's names)."""
+    return Nonlinearity(name, *args, **kwargs)

@@ -1,32 +1,57 @@
-"""Registration of specs, alias resolution and "did you mean" for unknown names."""
+"""Registration of specs, alias resolution and "did you mean" for unknown names.
+
+Two kinds of other names: plain aliases (``Spec.aliases``: the same function with the same defaults) and
+borrowed names (``Spec.borrowed``: `Alias` records carrying another library's defaults, argument names and
+layout). `convention(name)` gives a borrowed name's record; the functional and module forms apply it.
+"""
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
 
-from nonlin.spec import Kind, Spec
+from nonlin.spec import Alias, Kind, Spec
 
 _SPECS: dict[str, Spec] = {}
 _ALIASES: dict[str, str] = {}
+_CONVENTIONS: dict[str, Alias] = {}  # normalised borrowed name (canonical ones included) -> its record
+
+# Module paths users paste with a name ("nn.SiLU", "torch.nn.functional.gelu", "F.gelu"): dropped. Library
+# paths whose names mean something else there ("jax.nn.gelu" is the tanh form) are registered names instead.
+_PREFIXES = ("torch.nn.functional.", "torch.nn.", "nn.functional.", "nn.", "f.", "torch.special.", "torch.")
 
 
 def _key(name: str) -> str:
-    # Users type "GELU", "gelu-new", "nn.SiLU": case, dashes and an "nn." prefix do not matter.
+    # Users type "GELU", "gelu-new", "nn.SiLU": case, dashes and a torch module path do not matter.
     key = name.strip().lower().replace("-", "_")
-    return key.removeprefix("nn.").removeprefix("torch.nn.")
+    for prefix in _PREFIXES:
+        if key.startswith(prefix):
+            return key[len(prefix) :]
+    return key
 
 
 def register(spec: Spec) -> Spec:
     if spec.name != _key(spec.name):
         raise ValueError(f"canonical name {spec.name!r} must be lower snake_case")
-    for taken in (spec.name, *map(_key, spec.aliases)):
+    others = {_key(n) for n in spec.alias_names} - {spec.name}
+    for taken in (spec.name, *sorted(others)):
         if taken in _SPECS or taken in _ALIASES:
             owner = _ALIASES.get(taken, taken)
             raise ValueError(f"name {taken!r} of {spec.name!r} is already used by {owner!r}")
+    conventions: dict[str, Alias] = {}
+    for record in spec.borrowed:
+        for n in record.names:
+            key = _key(n)
+            if conventions.get(key, record) is not record or key in _CONVENTIONS:
+                raise ValueError(f"borrowed name {n!r} of {spec.name!r} has two calling conventions")
+            for arg, picks in record.choose.items():
+                if record.defaults.get(arg) not in picks or picks[record.defaults[arg]] != spec.name:
+                    raise ValueError(f"borrowed name {n!r}: its default {arg} must pick {spec.name!r} itself")
+            conventions[key] = record
     _SPECS[spec.name] = spec
-    for alias in spec.aliases:
-        _ALIASES[_key(alias)] = spec.name
+    for key in others:
+        _ALIASES[key] = spec.name
+    _CONVENTIONS.update(conventions)
     return spec
 
 
@@ -79,5 +104,17 @@ def names(kind: str | Kind | None = None) -> list[str]:
 
 
 def aliases() -> dict[str, str]:
-    """Every alias (normalised) and the canonical name it resolves to."""
+    """Every alias and borrowed name (normalised) and the canonical name it resolves to."""
     return dict(_ALIASES)
+
+
+def convention(name: str) -> Alias | None:
+    """The calling convention a borrowed name carries (torch's "Softshrink": lambd = 0.5), or None for a plain
+    alias or a canonical name that has none. Unknown names raise as `resolve` does."""
+    resolve(name)
+    return _CONVENTIONS.get(_key(name))
+
+
+def conventions() -> dict[str, Alias]:
+    """Every borrowed name (normalised) and its record."""
+    return dict(_CONVENTIONS)

@@ -6,7 +6,8 @@ the same body runs on torch tensors, at 50 digits in mpmath, and (later) inside 
 Signatures by kind:
 - pointwise: ``forward(m, x, **params)``; ``derivative(m, x, **params)`` is d forward / dx.
 - gated:     ``forward(m, g, v, **params)``; ``derivative(m, g, v, **params)`` returns
-  (d/dg, d/dv). Packed input is ``[gate | value]`` along the last dim.
+  (d/dg, d/dv). Packed input is ``[gate | value]`` along the last dim unless the call (or a borrowed name's
+  `Alias`, e.g. torch's ``glu``: value first) says another layout.
 - normalizer: row-wise maps of scores to weights along ``dim``; they carry a torch implementation
   and a row-wise mpmath reference instead of an elementwise body (sorting and reductions are not
   elementwise), see ``nonlin.catalog.normalizers``.
@@ -46,6 +47,60 @@ PROPERTIES: Mapping[str, str] = {
     "row_normalized": "weights along dim sum to one",
     "sparse_output": "weights can be exactly zero",
 }
+
+
+# How a gated entry's packed input holds its two halves along `dim`: nonlin's own convention is gate first;
+# torch, Keras and JAX's glu put the value first; gpt-oss checkpoints interleave them (g = x[..., ::2]).
+LAYOUTS: Mapping[str, str] = {
+    "gate_value": "[gate | value] halves, gate first (nonlin's default, silu_and_mul in inference engines)",
+    "value_gate": "[value | gate] halves, value first (torch/Keras/JAX glu, timm GluMlp)",
+    "interleaved": "gate and value alternate: g = x[..., 0::2], v = x[..., 1::2] (gpt-oss checkpoints)",
+}
+
+
+@dataclass(frozen=True)
+class Alias:
+    """A name another library gives an entry, with that library's calling convention.
+
+    A borrowed name means what it means upstream: resolving it gives the upstream defaults, accepts the
+    upstream argument names and positions, and (gated) the upstream packing. `nonlin.functional.function(name)`
+    and `nonlin.get(name, ...)` read this record; nonlin's own parameter names are accepted too.
+
+    - ``names``: the upstream spellings (the registry ignores case, dashes and an ``nn.``/``F.`` prefix). One may
+      be the canonical name itself where nonlin's name is also the library's (torch's ``leaky_relu``): the
+      canonical functional form then takes that library's arguments as well as nonlin's.
+    - ``library``: "torch", "hf", "timm", "keras", "jax", "scipy".
+    - ``args``: upstream argument name -> nonlin parameter (``{"lambd": "tau"}``) or call option (``{"axis": "dim"}``).
+    - ``defaults``: upstream defaults, keyed by nonlin parameter or call option (``inplace``, ``dim``, ``layout``,
+      ``approximate``, ``threshold``).
+    - ``positional``: the functional form's positional arguments after the input, upstream names, in order;
+      ``module_positional``: the module constructor's, where it differs (torch's PReLU(num_parameters, init)).
+    - ``choose``: an upstream argument whose value picks the entry (``{"approximate": {"none": "gelu",
+      "tanh": "gelu_tanh"}}``); the record's own entry is the one its default picks.
+    - ``ndim``: input ranks the upstream accepts (torch's Softmax2d: 3 or 4), empty for any.
+    - ``note``: what a user of the upstream name should know (where nonlin's numbers differ, and why).
+    """
+
+    names: tuple[str, ...]
+    library: str
+    args: Mapping[str, str] = field(default_factory=dict)
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    positional: tuple[str, ...] = ()
+    module_positional: tuple[str, ...] | None = None
+    choose: Mapping[str, Mapping[Any, str]] = field(default_factory=dict)
+    ndim: tuple[int, ...] = ()
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.names, str):
+            raise TypeError(f"Alias names must be a tuple of str; got the str {self.names!r}")
+        layout = self.defaults.get("layout")
+        if layout is not None and layout not in LAYOUTS:
+            raise ValueError(f"alias {self.names}: layout {layout!r} is not one of {', '.join(LAYOUTS)}")
+
+    def nonlin_name(self, upstream: str) -> str:
+        """The nonlin parameter or option an upstream argument name maps to."""
+        return self.args.get(upstream, upstream)
 
 
 @dataclass(frozen=True)
@@ -115,7 +170,10 @@ class Spec:
     forward: Callable[..., Any] | None = None
     derivative: Callable[..., Any] | None = None
     params: tuple[Param, ...] = ()
+    # Other names for the same function with the same defaults (plain synonyms: "gelu_new", "ReLU").
     aliases: tuple[str, ...] = ()
+    # Names borrowed with another library's calling convention (defaults, argument names, layout): `Alias`.
+    borrowed: tuple[Alias, ...] = ()
     properties: frozenset[str] = frozenset()
     paper: Paper | None = None
     confirmed: bool = True
@@ -164,6 +222,14 @@ class Spec:
                 f"spec {self.name!r}: derivative_from_output is for deterministic pointwise entries without "
                 "learnable parameters"
             )
+
+    @property
+    def alias_names(self) -> tuple[str, ...]:
+        """Every other name of this entry: plain aliases, then borrowed names (the canonical name excluded)."""
+        out = list(self.aliases)
+        for a in self.borrowed:
+            out += [n for n in a.names if n not in out and n != self.name]
+        return tuple(out)
 
     @property
     def stochastic(self) -> bool:

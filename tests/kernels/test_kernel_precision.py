@@ -37,7 +37,7 @@ def _max_ulp(name: str, backend: str, fp32_compute: str) -> tuple[float, float]:
             v = torch.linspace(-3, 3, g.numel(), dtype=torch.float64).to(dtype).reshape(1, -1)
             c = torch.full((1, 1), 0.7, dtype=dtype) if s.extra_inputs else None
             packed = torch.cat([g, v], -1).requires_grad_(True)
-            y = F.function(name)(packed, **({"c": c} if c is not None else {}))
+            y = F.function(name)(packed, layout="gate_value", **({"c": c} if c is not None else {}))
             (dp,) = torch.autograd.grad(y, packed, torch.ones_like(y))
             yr, dgr, dvr = ref_gated(name, g, v, c)
             d = g.shape[-1]

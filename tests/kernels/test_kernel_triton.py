@@ -100,7 +100,7 @@ def test_gated_kernel_matches_reference(name, dtype, triton_fused):
     kw = {"c": torch.rand(rows, 1, generator=gen(4)).to(dtype)} if s.extra_inputs else {}
     packed = torch.cat([g, v], dim=-1).requires_grad_(True)
     go = torch.randn(rows, d, generator=gen(5)).to(dtype)
-    y = f(packed, **kw)
+    y = f(packed, layout="gate_value", **kw)  # [gate | value] (glu's default is torch's value first)
     (dp,) = torch.autograd.grad(y, packed, go)
     yr, dgr, dvr = ref_gated(name, g, v, kw.get("c"))
     fwd_goal, bwd_goal = GOAL[dtype]

@@ -11,7 +11,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from nonlin.catalog._build import P, Paper, gated, props
+from nonlin.catalog._build import Alias, P, Paper, gated, props, torch_names
 from nonlin.catalog.smooth import _gelu_tanh, _gelu_tanh_grad, _swish, _swish_grad, signed_sum
 
 GLU_VARIANTS = Paper("GLU Variants Improve Transformer", "arXiv:2002.05202", 2020)
@@ -110,7 +110,23 @@ SPECS = [
         summary="Gated linear unit (sigmoid gate).",
         forward=_glu[0],
         derivative=_glu[1],
-        aliases=("GLU",),
+        borrowed=(
+            torch_names(
+                "glu",
+                "GLU",
+                positional=("dim",),
+                defaults={"layout": "value_gate"},
+                note="torch's glu puts the value first: F.glu(x) = a * sigmoid(b) for x = [a | b] along dim",
+            ),
+            Alias(
+                ("jax.nn.glu", "keras.activations.glu", "keras.ops.glu"),
+                "jax",
+                args={"axis": "dim"},
+                positional=("axis",),
+                defaults={"layout": "value_gate"},
+                note="JAX's and Keras's glu: value first",
+            ),
+        ),
         paper=Paper("Language Modeling with Gated Convolutional Networks", "arXiv:1612.08083", 2016),
         torch_equivalent=lambda g, v: F.glu(torch.cat([v, g], dim=-1), dim=-1),
     ),

@@ -17,7 +17,7 @@ import mpmath
 import torch
 from mpmath import mp
 
-from nonlin.catalog._build import P, Paper, normalizer, props
+from nonlin.catalog._build import Alias, P, Paper, normalizer, props, torch_names
 
 # ---------------------------------------------------------------------------- torch implementations
 # Each takes scores [..., n] (dim already last, compute dtype) and keep [..., n] (bool) and returns
@@ -206,7 +206,18 @@ SPECS = [
         summary="Softmax attention weights.",
         torch_impl=_softmax,
         reference_row=_ref_softmax,
-        aliases=("Softmax",),
+        borrowed=(
+            torch_names(
+                "softmax",
+                "Softmax",
+                positional=("dim", "_stacklevel", "dtype"),
+                module_positional=("dim",),
+                note="torch's default dim=None (an implicit choice torch deprecates) is nonlin's -1; pass dim=None "
+                "for torch's rule (0 for 0-, 1- and 3-d input, else 1)",
+            ),
+            Alias(("Softmax2d",), "torch", defaults={"dim": -3}, ndim=(3, 4), note="softmax over channels, dim -3"),
+            Alias(("jax.nn.softmax", "keras.activations.softmax"), "jax", args={"axis": "dim"}, positional=("axis",)),
+        ),
         properties=props("row_normalized", "smooth"),
     ),
     normalizer(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch.nn.functional as F
 
-from nonlin.catalog._build import P, Paper, at, pointwise, props
+from nonlin.catalog._build import Alias, P, Paper, at, pointwise, props, torch_inplace, torch_names
 
 RELU_PAPER = Paper("Rectified linear units improve restricted Boltzmann machines", "ICML 2010", 2010)
 SPARSE_PAPER = Paper("Deep Neural Network Initialization with Sparsity Inducing Activations", "arXiv:2402.16184", 2024)
@@ -46,7 +46,7 @@ SPECS = [
         summary="Rectified linear unit.",
         forward=lambda m, x: m.maximum(x, 0.0),
         derivative=_step,
-        aliases=("ReLU",),
+        borrowed=(_RELU := torch_names("relu", "ReLU"), torch_inplace(_RELU, "relu_")),
         derivative_from_output=_step,  # y > 0 exactly where x > 0; NaN stays NaN
         properties=props("zero_at_zero", "monotonic", "bounded_below", "nonnegative", "sparse"),
         paper=RELU_PAPER,
@@ -63,7 +63,32 @@ SPECS = [
         params=(P("alpha", 0.01, "negative slope", low=0.0),),
         # alpha >= 0: alpha x <= 0 for x <= 0 (an underflow gives -0), so y > 0 exactly where x > 0.
         derivative_from_output=lambda m, y, alpha: alpha + (1.0 - alpha) * _step(m, y),
-        aliases=("LeakyReLU", "leakyrelu"),
+        borrowed=(
+            _LEAKY := torch_names(
+                "leaky_relu",
+                "LeakyReLU",
+                "jax.nn.leaky_relu",
+                args={"negative_slope": "alpha"},
+                positional=("negative_slope", "inplace"),
+            ),
+            torch_inplace(_LEAKY, "leaky_relu_"),
+            Alias(
+                ("keras.activations.leaky_relu", "keras.ops.leaky_relu"),
+                "keras",
+                args={"negative_slope": "alpha"},
+                defaults={"alpha": 0.2},
+                positional=("negative_slope",),
+                note="Keras's default slope is 0.2",
+            ),
+            Alias(
+                ("keras.layers.LeakyReLU",),
+                "keras",
+                args={"negative_slope": "alpha"},
+                defaults={"alpha": 0.3},
+                positional=("negative_slope",),
+                note="the Keras layer's default slope is 0.3",
+            ),
+        ),
         properties=props("zero_at_zero", "monotonic"),
         paper=Paper("Rectifier Nonlinearities Improve Neural Network Acoustic Models", "ICML 2013 WDLASL", 2013),
         breakpoints=at(0.0),
@@ -86,7 +111,16 @@ SPECS = [
                 init="constant 0.25 (He et al. 2015); num_parameters=C gives one per channel",
             ),
         ),
-        aliases=("PReLU",),
+        borrowed=(
+            torch_names(
+                "prelu",
+                "PReLU",
+                args={"init": "a"},
+                positional=("weight",),
+                module_positional=("num_parameters", "init"),
+                note="F.prelu(x, weight): a weight of C values applies along dim 1, as torch's",
+            ),
+        ),
         properties=props("zero_at_zero", "monotonic", "learnable"),
         paper=Paper("Delving Deep into Rectifiers", "arXiv:1502.01852", 2015),
         breakpoints=at(0.0),
@@ -99,7 +133,7 @@ SPECS = [
         summary="ReLU clipped at 6 (MobileNet).",
         forward=lambda m, x: m.clamp(x, 0.0, 6.0),
         derivative=lambda m, x: m.indicator((x > 0) & (x < 6), x),
-        aliases=("ReLU6",),
+        borrowed=(torch_names("relu6", "ReLU6"),),
         derivative_from_output=lambda m, y: m.indicator((y > 0) & (y < 6), y),  # y = x strictly inside
         properties=props("zero_at_zero", "monotonic", "bounded_below", "bounded_above", "nonnegative", "sparse"),
         breakpoints=at(0.0, 6.0),
@@ -161,7 +195,19 @@ SPECS = [
         # As shifted_relu: |x| - tau > 0 never rounds to 0 when tau is representable, so y != 0 iff |x| > tau.
         derivative_from_output=lambda m, y, tau: m.indicator(y != 0, y),
         output_constants=lambda tau: (tau,),
-        aliases=("softshrink", "Softshrink", "st_tau"),
+        aliases=("st_tau",),
+        borrowed=(
+            torch_names(
+                "softshrink", "Softshrink", args={"lambd": "tau"}, defaults={"tau": 0.5}, positional=("lambd",)
+            ),
+            Alias(
+                ("soft_shrink", "keras.activations.soft_shrink", "keras.ops.soft_shrink"),
+                "keras",
+                args={"threshold": "tau"},
+                defaults={"tau": 0.5},
+                positional=("threshold",),
+            ),
+        ),
         properties=props("zero_at_zero", "monotonic", "odd", "sparse"),
         paper=SPARSE_PAPER,
         source=SPARSE_SOURCE,
@@ -262,7 +308,16 @@ SPECS = [
         derivative=lambda m, x, lambd: m.indicator(m.abs(x) > lambd, x),
         params=(P("lambd", 0.5, "half-width of the zero band", low=0.0),),
         derivative_from_output=lambda m, y, lambd: m.indicator(m.abs(y) > lambd, y),  # y is x or 0
-        aliases=("Hardshrink",),
+        borrowed=(
+            torch_names("hardshrink", "Hardshrink", positional=("lambd",)),
+            Alias(
+                ("hard_shrink", "keras.activations.hard_shrink", "keras.ops.hard_shrink"),
+                "keras",
+                args={"threshold": "lambd"},
+                defaults={"lambd": 0.5},
+                positional=("threshold",),
+            ),
+        ),
         properties=props("zero_at_zero", "monotonic", "odd", "sparse"),
         breakpoints=lambda lambd, **_: (-lambd, lambd),
         torch_equivalent=lambda x, lambd=0.5: F.hardshrink(x, lambd),
@@ -278,7 +333,16 @@ SPECS = [
         # y is x strictly inside and the clip level itself outside, which must then be representable.
         derivative_from_output=lambda m, y, min_val, max_val: m.indicator((y > min_val) & (y < max_val), y),
         output_constants=lambda min_val, max_val: (min_val, max_val),
-        aliases=("Hardtanh",),
+        aliases=("hard_tanh",),  # JAX and Keras: clip to [-1, 1], no parameters
+        borrowed=(
+            _HARDTANH := torch_names(
+                "hardtanh",
+                "Hardtanh",
+                args={"min_value": "min_val", "max_value": "max_val"},
+                positional=("min_val", "max_val", "inplace"),
+            ),
+            torch_inplace(_HARDTANH, "hardtanh_"),
+        ),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "bounded_above", "odd"),
         breakpoints=lambda min_val, max_val, **_: (min_val, max_val),
         torch_equivalent=lambda x, min_val=-1.0, max_val=1.0: F.hardtanh(x, min_val, max_val),
@@ -290,7 +354,8 @@ SPECS = [
         summary="Piecewise-linear sigmoid (MobileNetV3).",
         forward=lambda m, x: m.clamp(x + 3.0, 0.0, 6.0) / 6.0,
         derivative=lambda m, x: m.indicator((x > -3) & (x < 3), x) / 6.0,
-        aliases=("hard_sigmoid", "Hardsigmoid"),
+        aliases=("hard_sigmoid",),  # timm, Keras 3 and JAX: relu6(x + 3) / 6
+        borrowed=(torch_names("hardsigmoid", "Hardsigmoid"),),
         properties=props("monotonic", "bounded_below", "bounded_above", "nonnegative", "sparse"),
         paper=Paper("Searching for MobileNetV3", "arXiv:1905.02244", 2019),
         breakpoints=at(-3.0, 3.0),
@@ -303,7 +368,8 @@ SPECS = [
         summary="x times hardsigmoid (MobileNetV3).",
         forward=lambda m, x: m.gated(x, m.clamp(x + 3.0, 0.0, 6.0) / 6.0),
         derivative=lambda m, x: m.where(x < -3, m.zeros_like(x), m.where(x > 3, m.ones_like(x), (2.0 * x + 3.0) / 6.0)),
-        aliases=("hard_swish", "Hardswish"),
+        aliases=("hard_swish", "hard_silu"),  # timm; JAX and Keras
+        borrowed=(torch_names("hardswish", "Hardswish"),),
         properties=props("zero_at_zero", "bounded_below", "sparse", "self_gated"),
         paper=Paper("Searching for MobileNetV3", "arXiv:1905.02244", 2019),
         breakpoints=at(-3.0, 3.0),

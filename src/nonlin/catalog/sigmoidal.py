@@ -7,7 +7,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from nonlin.catalog._build import P, Paper, pointwise, props
+from nonlin.catalog._build import P, Paper, pointwise, props, torch_names
 
 
 def _softsign(m, x):
@@ -34,7 +34,7 @@ SPECS = [
         summary="Logistic sigmoid.",
         forward=lambda m, x: m.sigmoid(x),
         derivative=lambda m, x: m.sigmoid(x) * m.sigmoid(-x),
-        aliases=("Sigmoid", "logistic"),
+        aliases=("Sigmoid", "logistic", "expit"),
         properties=props("monotonic", "bounded_below", "bounded_above", "nonnegative", "smooth"),
         torch_equivalent=torch.sigmoid,
     ),
@@ -56,7 +56,7 @@ SPECS = [
         summary="Log of the sigmoid.",
         forward=lambda m, x: m.log_sigmoid(x),
         derivative=lambda m, x: m.sigmoid(-x),
-        aliases=("LogSigmoid", "logsigmoid"),
+        borrowed=(torch_names("logsigmoid", "LogSigmoid", positional=()),),
         properties=props("monotonic", "bounded_above", "smooth"),
         torch_equivalent=F.logsigmoid,
     ),
@@ -67,7 +67,7 @@ SPECS = [
         summary="Softsign.",
         forward=_softsign,
         derivative=lambda m, x: 1.0 / m.square(1.0 + m.abs(x)),
-        aliases=("Softsign",),
+        aliases=("Softsign", "soft_sign"),  # soft_sign: JAX
         breakpoints=lambda **_: (0.0,),  # f' = 1/(1+|x|)^2 has a kink at 0
         properties=props("zero_at_zero", "monotonic", "bounded_below", "bounded_above", "odd", "smooth"),
         torch_equivalent=F.softsign,

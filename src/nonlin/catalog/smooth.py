@@ -6,7 +6,7 @@ import math
 
 import torch.nn.functional as F
 
-from nonlin.catalog._build import P, Paper, at, pointwise, props
+from nonlin.catalog._build import Alias, P, Paper, at, pointwise, props, torch_inplace, torch_names
 
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _GELU_TANH_C = 0.044715
@@ -131,7 +131,7 @@ SPECS = [
         forward=_elu,
         derivative=_elu_grad,
         params=(P("alpha", 1.0, "saturation value -alpha for x -> -inf", low=0.0),),
-        aliases=("ELU",),
+        borrowed=(_ELU := torch_names("elu", "ELU", positional=("alpha", "inplace")), torch_inplace(_ELU, "elu_")),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "smooth"),
         paper=Paper("Fast and Accurate Deep Network Learning by Exponential Linear Units", "arXiv:1511.07289", 2015),
         breakpoints=at(0.0),
@@ -144,7 +144,7 @@ SPECS = [
         summary="Scaled ELU: self-normalising at the fixed point (0, 1).",
         forward=lambda m, x: SELU_SCALE * _elu(m, x, SELU_ALPHA),
         derivative=lambda m, x: SELU_SCALE * _elu_grad(m, x, SELU_ALPHA),
-        aliases=("SELU",),
+        borrowed=(_SELU := torch_names("selu", "SELU"), torch_inplace(_SELU, "selu_")),
         properties=props("zero_at_zero", "monotonic", "bounded_below"),
         paper=Paper("Self-Normalizing Neural Networks", "arXiv:1706.02515", 2017),
         breakpoints=at(0.0),
@@ -158,7 +158,7 @@ SPECS = [
         forward=lambda m, x, alpha: m.where(x > 0, x, alpha * m.expm1(m.minimum(x, 0.0) / alpha)),
         derivative=lambda m, x, alpha: m.where(x > 0, m.ones_like(x), m.exp(m.minimum(x, 0.0) / alpha)),
         params=(P("alpha", 1.0, "scale", low=0.0, low_inclusive=False),),
-        aliases=("CELU",),
+        borrowed=(_CELU := torch_names("celu", "CELU", positional=("alpha", "inplace")), torch_inplace(_CELU, "celu_")),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "smooth"),
         paper=Paper("Continuously Differentiable Exponential Linear Units", "arXiv:1704.07483", 2017),
         breakpoints=at(0.0),
@@ -171,7 +171,17 @@ SPECS = [
         summary="Gaussian error linear unit (exact, erf form).",
         forward=lambda m, x: m.gated(x, m.norm_cdf(x)),
         derivative=lambda m, x: _gelu_grad(m, x),
-        aliases=("GELU", "gelu_erf", "gelu_python"),
+        aliases=("gelu_erf", "gelu_python"),
+        borrowed=(
+            torch_names(
+                "gelu",
+                "GELU",
+                positional=(),
+                module_positional=("approximate",),
+                defaults={"approximate": "none"},
+                choose={"approximate": {"none": "gelu", "tanh": "gelu_tanh"}},
+            ),
+        ),
         properties=props("zero_at_zero", "bounded_below", "smooth", "self_gated"),
         paper=Paper("Gaussian Error Linear Units (GELUs)", "arXiv:1606.08415", 2016),
         torch_equivalent=F.gelu,
@@ -183,7 +193,26 @@ SPECS = [
         summary="The tanh approximation of GELU (GPT-2, BERT).",
         forward=_gelu_tanh,
         derivative=_gelu_tanh_grad,
-        aliases=("gelu_new", "gelu_pytorch_tanh", "gelu_fast", "gelu_approx", "approx_gelu"),
+        # HF's gelu_fast writes sqrt(2/pi) as 0.7978845608 (2e-12 relative): below float32 resolution.
+        aliases=(
+            "gelu_new",
+            "gelu_pytorch_tanh",
+            "gelu_python_tanh",
+            "gelu_accurate",
+            "gelu_fast",
+            "gelu_approx",
+            "approx_gelu",
+        ),
+        borrowed=(
+            Alias(
+                ("jax.nn.gelu", "flax.linen.gelu"),
+                "jax",
+                defaults={"approximate": True},
+                positional=("approximate",),
+                choose={"approximate": {True: "gelu_tanh", False: "gelu"}},
+                note="JAX's gelu defaults to approximate=True: the tanh form",
+            ),
+        ),
         properties=props("zero_at_zero", "bounded_below", "smooth", "self_gated"),
         paper=Paper("Gaussian Error Linear Units (GELUs)", "arXiv:1606.08415", 2016),
         torch_equivalent=lambda x: F.gelu(x, approximate="tanh"),
@@ -207,7 +236,8 @@ SPECS = [
         summary="Sigmoid linear unit (swish with beta = 1).",
         forward=lambda m, x: _swish(m, x, 1.0),
         derivative=lambda m, x: _swish_grad(m, x, 1.0),
-        aliases=("SiLU", "swish1", "swish_1"),
+        aliases=("swish1", "swish_1"),
+        borrowed=(torch_names("silu", "SiLU"),),
         properties=props("zero_at_zero", "bounded_below", "smooth", "self_gated"),
         paper=Paper(
             "Sigmoid-Weighted Linear Units for Neural Network Function Approximation in RL",
@@ -253,7 +283,7 @@ SPECS = [
         summary="Mish.",
         forward=_mish,
         derivative=_mish_grad,
-        aliases=("Mish",),
+        borrowed=(torch_names("mish", "Mish"),),
         properties=props("zero_at_zero", "bounded_below", "smooth", "self_gated"),
         paper=Paper("Mish: A Self Regularized Non-Monotonic Activation Function", "arXiv:1908.08681", 2019),
         torch_equivalent=F.mish,
@@ -351,6 +381,14 @@ SPECS = [
         ),
         params=(P("beta", 2.0, "half-width of the quadratic region", low=0.0, low_inclusive=False),),
         aliases=("SmeLU", "smooth_relu"),
+        borrowed=(
+            Alias(
+                ("sparse_plus", "jax.nn.sparse_plus", "keras.activations.sparse_plus"),
+                "jax",
+                defaults={"beta": 1.0},
+                note="JAX's and Keras's sparse_plus is smelu with beta = 1: 0, (x + 1)^2 / 4, x",
+            ),
+        ),
         properties=props("monotonic", "bounded_below", "nonnegative", "sparse", "smooth"),
         paper=Paper("Smooth Activations and Reproducibility in Deep Networks", "arXiv:2010.09931", 2020),
         source="piecewise form from arXiv:2010.09931 / 2202.06499; the papers sweep beta (2 is nonlin's default)",
@@ -416,7 +454,17 @@ SPECS = [
         forward=lambda m, x, beta: m.softplus(beta * x) / beta,
         derivative=lambda m, x, beta: m.sigmoid(beta * x),
         params=(P("beta", 1.0, "sharpness", low=0.0, low_inclusive=False),),
-        aliases=("Softplus",),
+        borrowed=(
+            torch_names(
+                "softplus",
+                "Softplus",
+                positional=("beta", "threshold"),
+                note="torch's threshold: the output is x itself where beta * x > threshold. torch's default 20 is "
+                "nonlin's None (never switch, exact): the switch changes results by at most "
+                "log1p(exp(-20)) / (20 beta x) relative, 1.0e-10, which float32 and narrower round away; pass "
+                "threshold=20 for torch's float64 bits",
+            ),
+        ),
         properties=props("monotonic", "bounded_below", "nonnegative", "smooth"),
         torch_equivalent=lambda x, beta=1.0: F.softplus(x, beta, threshold=float("inf")),  # no linear cut-off,
     ),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch.nn.functional as F
 
-from nonlin.catalog._build import P, Paper, pointwise, props
+from nonlin.catalog._build import P, Paper, pointwise, props, torch_inplace, torch_names
 from nonlin.catalog.smooth import _swish, _swish_grad
 
 STE_PAPER = Paper(
@@ -60,7 +60,15 @@ SPECS = [
             P("lower", 1.0 / 8.0, "lower bound of the random slope", low=0.0),
             P("upper", 1.0 / 3.0, "upper bound of the random slope", low=0.0),
         ),
-        aliases=("RReLU",),
+        borrowed=(
+            _RRELU := torch_names(
+                "rrelu",
+                "RReLU",
+                positional=("lower", "upper", "training", "inplace"),
+                module_positional=("lower", "upper", "inplace"),
+            ),
+            torch_inplace(_RRELU, "rrelu_"),
+        ),
         properties=props("zero_at_zero", "monotonic", "stochastic"),
         paper=Paper("Empirical Evaluation of Rectified Activations in Convolutional Network", "arXiv:1505.00853", 2015),
         breakpoints=lambda **_: (0.0,),
