@@ -80,7 +80,9 @@ class Nonlinearity(nn.Module):
 
     def forward(self, *inputs: torch.Tensor, **kwargs: Any) -> torch.Tensor:
         kind = self.spec.kind
-        if kind is Kind.NORMALIZER:
+        if kind is Kind.NORMALIZER or kind is Kind.SETWISE:
+            if self.spec.stochastic:
+                kwargs.setdefault("generator", self.generator)
             return self._fn(*inputs, dim=kwargs.pop("dim", self.dim), **self._params(inputs[0].dim()), **kwargs)
         params = self._params(inputs[0].dim())
         if self.spec.stochastic:

@@ -6,11 +6,12 @@ from functools import partial
 
 from nonlin.spec import Kind, Paper, Param, Spec
 
-__all__ = ["P", "Paper", "Param", "gated", "normalizer", "pointwise", "props"]
+__all__ = ["P", "Paper", "Param", "gated", "normalizer", "pointwise", "props", "setwise"]
 
 pointwise = partial(Spec, kind=Kind.POINTWISE)
 gated = partial(Spec, kind=Kind.GATED)
 normalizer = partial(Spec, kind=Kind.NORMALIZER)
+setwise = partial(Spec, kind=Kind.SETWISE)
 P = Param
 
 
