@@ -93,7 +93,10 @@ def test_module_matches_functional_for_every_entry():
     for name in nonlin.names():
         s = nonlin.spec(name)
         act = nonlin.get(name).eval()
-        extra = {"c": torch.ones(3, 4, dtype=torch.float64)} if s.extra_inputs else {}
+        if s.kind is nonlin.Kind.GATED:
+            extra = {"c": torch.ones(3, 4, dtype=torch.float64)} if s.extra_inputs else {}
+        else:  # stochastic normalizers: the noise, given
+            extra = {k: torch.full_like(x, 0.1) for k in s.extra_inputs}
         got = act(x, **extra)
         want = nonlin.functional.function(name)(x, **extra)
         assert torch.allclose(got.double(), want), name

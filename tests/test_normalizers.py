@@ -144,8 +144,14 @@ IDENTITIES = [
     ("softmin", {}, torch.neg, "softmax", {}, None),
     ("log_softmax", {}, None, "softmax", {}, torch.log),
     ("gumbel_softmax", {"tau": 1.0, "gumbels": torch.zeros(4, 9, dtype=torch.float64)}, None, "softmax", {}, None),
-    ("gumbel_softmax", {"tau": 1.0, "gumbels": torch.zeros(4, 9, dtype=torch.float64), "hard": True}, None,
-     "hardmax", {}, None),
+    (
+        "gumbel_softmax",
+        {"tau": 1.0, "gumbels": torch.zeros(4, 9, dtype=torch.float64), "hard": True},
+        None,
+        "hardmax",
+        {},
+        None,
+    ),
 ]
 
 
@@ -194,3 +200,13 @@ def test_sparsemax_and_entmax_are_sparse_and_close_to_projection():
     assert nonlin.functional.sparsemax(s).tolist() == [[1.0, 0.0, 0.0, 0.0]]
     ent = nonlin.functional.entmax15(torch.tensor([[3.0, 2.5, 0.2, -2.0]], dtype=torch.float64))
     assert (ent[0, 2:] == 0).all() and ent[0, 1] > 0 and abs(ent.sum().item() - 1) < 1e-15
+
+
+@pytest.mark.parametrize("name", [n for n in NORMALIZERS if nonlin.spec(n).torch_equivalent is not None])
+def test_agrees_with_torch_on_ordinary_rows(name):
+    s = torch.randn(6, 11, dtype=torch.float64, generator=torch.Generator().manual_seed(7)) * 3
+    mask = torch.rand(6, 11, generator=torch.Generator().manual_seed(8)) > 0.3
+    mask[:, 0] = True
+    ours = nonlin.functional.function(name)(s, dim=-1, mask=mask)
+    theirs = nonlin.spec(name).torch_equivalent(s, dim=-1, mask=mask)
+    assert torch.allclose(ours, theirs, rtol=1e-13, atol=1e-15)

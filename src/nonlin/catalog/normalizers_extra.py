@@ -169,6 +169,16 @@ def _softpick(s, keep, eps=1e-8):
     return w
 
 
+# ---------------------------------------------------------------------------- torch's own, for comparison
+def _masked(op, fill=_NEG_INF):
+    """torch's op with the mask applied as torch users do: -inf (softmin: +inf) at the masked keys."""
+
+    def f(scores, dim=-1, mask=None):
+        return op(scores if mask is None else scores.masked_fill(~mask, fill), dim=dim)
+
+    return f
+
+
 # ---------------------------------------------------------------------------- mpmath references
 def _zeros(z):
     return [mpmath.mpf(0)] * len(z)
@@ -268,6 +278,7 @@ SPECS = [
         reference_row=_ref_log_softmax,
         aliases=("LogSoftmax",),
         properties=props("log_domain", "smooth"),
+        torch_equivalent=_masked(torch.log_softmax),
         source="torch.nn.functional.log_softmax; computed as (s - max) - log1p(rest), exact where torch's "
         "log(sum) loses the small terms",
         notes=(
@@ -284,6 +295,7 @@ SPECS = [
         reference_row=_ref_softmin,
         aliases=("Softmin",),
         properties=props("row_normalized", "smooth"),
+        torch_equivalent=_masked(torch.nn.functional.softmin, math.inf),
         source="torch.nn.functional.softmin = softmax(-input)",
     ),
     normalizer(
@@ -372,7 +384,7 @@ SPECS = [
     normalizer(
         name="topk_softmax",
         family="normalizers",
-        formula=r"\mathrm{softmax}(s)\ \text{over}\ \{i: s_i \ge s_{(k)}\}",
+        formula=r"\mathrm{softmax}(s)\ \mathrm{on}\ \{i: s_i \geq s_{(k)}\}",
         summary="Top-k softmax: softmax over the k largest kept scores (ties with the k-th kept), 0 elsewhere.",
         torch_impl=_topk_softmax,
         reference_row=_ref_topk_softmax,
@@ -389,7 +401,7 @@ SPECS = [
     normalizer(
         name="topk_sparsemax",
         family="normalizers",
-        formula=r"\mathrm{sparsemax}(s)\ \text{over}\ \{i: s_i \ge s_{(k)}\}",
+        formula=r"\mathrm{sparsemax}(s)\ \mathrm{on}\ \{i: s_i \geq s_{(k)}\}",
         summary="Top-k sparsemax: sparsemax over the k largest kept scores (ties with the k-th kept).",
         torch_impl=_topk_sparsemax,
         reference_row=_ref_topk_sparsemax,
@@ -431,7 +443,7 @@ SPECS = [
     normalizer(
         name="stablemax",
         family="normalizers",
-        formula=r"\frac{s(z_i)}{\sum_j s(z_j)},\ s(x) = x + 1\ (x \ge 0),\ \frac{1}{1 - x}\ (x < 0)",
+        formula=r"s(z_i) / \sum_j s(z_j),\ s(x) = x + 1\ (x \geq 0),\ 1 / (1 - x)\ (x < 0)",
         summary="StableMax: softmax's exponential replaced by a rational ramp (no floating-point absorption).",
         torch_impl=_stablemax,
         reference_row=_ref_stablemax,
@@ -456,7 +468,9 @@ SPECS = [
             ),
         ),
         properties=props("sparse_output"),
-        paper=Paper("Softpick: No Attention Sink, No Massive Activations with Rectified Softmax", "arXiv:2504.20966", 2025),
+        paper=Paper(
+            "Softpick: No Attention Sink, No Massive Activations with Rectified Softmax", "arXiv:2504.20966", 2025
+        ),
         source=(
             "authors' softpick code: relu(e^(x-m) - e^-m) / (sum |e^(x-m) - e^-m| + eps), m the row max, masked "
             "keys out of the sum"

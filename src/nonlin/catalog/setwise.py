@@ -155,7 +155,7 @@ SPECS = [
     setwise(
         name="maxout",
         family="setwise",
-        formula=r"y_j = \max_{0 \le i < k} x_{jk + i}",
+        formula=r"y_j = \max_{0 \leq i < k} x_{jk + i}",
         summary="Maxout: the maximum of each group of k consecutive features (dim shrinks to n / k).",
         torch_impl=_maxout,
         reference_row=_ref_maxout,
@@ -200,6 +200,7 @@ SPECS = [
         reference_row=_ref_logsumexp,
         params=(P("keepdim", False, "keep dim with size 1 (torch's keepdim)", boolean=True),),
         output_size=lambda n, **_: 1,
+        torch_equivalent=lambda x, dim=-1, keepdim=False: torch.logsumexp(x, dim=dim, keepdim=keepdim),
         source="torch.logsumexp; computed as max + log1p(sum of the others' e^(x - max))",
         notes="Its gradient is softmax(x). A masked logsumexp is logsumexp of x with -inf at the masked entries.",
     ),
