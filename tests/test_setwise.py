@@ -95,7 +95,9 @@ def test_dtypes_round_the_float64_result(name, dtype):
     f = nonlin.functional.function(name)
     y = f(x)
     assert y.dtype == dtype and torch.isfinite(y).all()
-    assert torch.equal(y, f(x.double()).to(torch.float32).to(dtype) if dtype != torch.float32 else f(x.double()).float())
+    assert torch.equal(
+        y, f(x.double()).to(torch.float32).to(dtype) if dtype != torch.float32 else f(x.double()).float()
+    )
     (g,) = torch.autograd.grad(y.float().sum(), x)
     assert g.dtype == dtype and torch.isfinite(g).all()
 
