@@ -157,6 +157,10 @@ class Spec:
     # tests/kernels/test_kernel_saved_output.py checks both claims on every entry that declares them.
     derivative_from_output: Callable[..., Any] | None = None
     output_constants: Callable[..., tuple[float, ...]] = field(default=lambda **_: ())
+    # Learnable parameters whose gradient is a declared rule instead of autograd of the forward (JumpReLU's
+    # threshold: the forward is piecewise constant in it, the SAE paper's kernel pseudo-derivative trains it):
+    # ((name, body), ...) with ``body(m, x, **params)`` the per-element d forward / d param the backward uses.
+    param_rules: tuple[tuple[str, Callable[..., Any]], ...] = ()
     # Extra tensor inputs beyond (x) / (g, v), e.g. kappa_swiglu's router logit.
     extra_inputs: tuple[str, ...] = ()
     # The torch callable this entry equals, for agreement tests (not used to compute).
@@ -174,6 +178,9 @@ class Spec:
             raise ValueError(f"spec {self.name!r}: unknown properties {sorted(unknown)}")
         if self.kind not in (Kind.NORMALIZER, Kind.SETWISE) and self.forward is None:
             raise ValueError(f"spec {self.name!r}: pointwise and gated entries need a forward body")
+        ruled = {n for n, _ in self.param_rules}
+        if ruled - {p.name for p in self.learnable_params}:
+            raise ValueError(f"spec {self.name!r}: param_rules name parameters that are not learnable: {sorted(ruled)}")
         if self.derivative_from_output is not None and (
             self.kind is not Kind.POINTWISE or self.learnable_params or self.stochastic
         ):

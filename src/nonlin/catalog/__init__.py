@@ -7,6 +7,7 @@ from nonlin.catalog import (
     normalizers_extra,
     periodic,
     rectifiers,
+    sae,
     setwise,
     sigmoidal,
     smooth,
@@ -16,7 +17,7 @@ from nonlin.registry import register_all
 
 FAMILIES = (rectifiers, smooth, sigmoidal, periodic, learnable, stochastic, gated, normalizers)
 # Registered after the families above (kept apart so the original files' edits and these merge cleanly).
-FAMILIES += (normalizers_extra, setwise)
+FAMILIES += (normalizers_extra, setwise, sae)
 
 # Named in nonlin's catalog sources but not included, with the reason (also listed in the README).
 LEFT_OUT = {
