@@ -210,3 +210,11 @@ def test_agrees_with_torch_on_ordinary_rows(name):
     ours = nonlin.functional.function(name)(s, dim=-1, mask=mask)
     theirs = nonlin.spec(name).torch_equivalent(s, dim=-1, mask=mask)
     assert torch.allclose(ours, theirs, rtol=1e-13, atol=1e-15)
+
+
+def test_alpha_entmax_agrees_with_the_entmax_package():
+    entmax = pytest.importorskip("entmax")  # optional: not a dependency
+    s = torch.randn(50, 17, dtype=torch.float64, generator=torch.Generator().manual_seed(9)) * 3
+    for alpha in (1.25, 1.5, 2.0):
+        ours = nonlin.functional.alpha_entmax(s, alpha=alpha)
+        assert torch.allclose(ours, entmax.entmax_bisect(s, alpha=alpha, n_iter=100), atol=1e-14)

@@ -135,3 +135,13 @@ def test_logsumexp_matches_torch_and_keeps_small_terms():
     exact = math.log1p(math.exp(-30.0))
     assert abs(nonlin.functional.logsumexp(tail).item() - exact) <= 1e-16 * exact
     assert abs(torch.logsumexp(tail, 0).item() - exact) > 1e-6 * exact  # torch's log(1 + r) loses r
+
+
+def test_docs_catalog_examples_run():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "catalog.md").read_text()
+    blocks = text.split("```python\n")[1:]
+    assert blocks, "docs/catalog.md shows code"
+    for block in blocks:
+        exec(compile(block.split("```")[0], "docs/catalog.md", "exec"), {})
