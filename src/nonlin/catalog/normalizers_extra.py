@@ -338,7 +338,7 @@ SPECS = [
             P(
                 "sink",
                 0.0,
-                "sink logit b; per head as gpt-oss with num_parameters=heads, channel_dim=1 on [batch, heads, q, k]",
+                "sink logit b; per head as gpt-oss with num_parameters=heads, channel_dim=1 on scores (batch, heads, q, k)",
                 learnable=True,
                 learned_by_default=True,
                 init="0 (gpt-oss checkpoints store trained values; HF initialises them N(0, std))",
@@ -376,7 +376,7 @@ SPECS = [
         properties=props("row_normalized", "sparse_output", "learnable"),
         paper=Paper("Sparse Sequence-to-Sequence Models", "arXiv:1905.05702", 2019),
         source=(
-            "deep-spin/entmax entmax_bisect (bracket [max - 1, max - (1/n)^(alpha-1)] on (alpha-1) z, normalised "
+            "deep-spin/entmax entmax_bisect (bracket max - 1 .. max - (1/n)^(alpha-1) on (alpha-1) z, normalised "
             "after bisection) and its backward (p^(2-alpha) weights); the alpha gradient is derived from the "
             "threshold equation, checked by gradcheck"
         ),

@@ -179,7 +179,7 @@ SPECS = [
             "arXiv:1603.05201",
             2016,
         ),
-        source="tf.nn.crelu (axis=-1 by default): concat([relu(x), relu(-x)], axis)",
+        source="tf.nn.crelu (axis=-1 by default): concat of relu(x) and relu(-x) along axis",
     ),
     setwise(
         name="solu",
