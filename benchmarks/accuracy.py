@@ -110,7 +110,7 @@ def main() -> None:
     if args.table:
         print(table(args.table))
         return
-    names = args.entries or [n for n in nonlin.names() if nonlin.spec(n).kind.value != "normalizer"]
+    names = args.entries or [n for n in nonlin.names() if nonlin.spec(n).kind.value not in ("normalizer", "setwise")]
     cache = Path(args.cache or tempfile.mkdtemp(prefix="nonlin-accuracy-"))
     jobs = [(n, d, args.size, cache) for n in names for d in args.dtypes]
     t0 = time.perf_counter()

@@ -27,9 +27,13 @@ def test_learnable_parameters_are_parameters_with_documented_init(name):
 def test_parameter_gradients_pass_gradcheck(name):
     s = nonlin.spec(name)
     gen = torch.Generator().manual_seed(0)
+    ruled = dict(s.param_rules)  # gradients by a declared rule: test_parameter_gradient_rules
     params = {
-        p.name: torch.tensor(p.default + 0.05, dtype=torch.float64, requires_grad=True) for p in s.learnable_params
+        p.name: torch.tensor(p.default + 0.05, dtype=torch.float64, requires_grad=p.name not in ruled)
+        for p in s.learnable_params
     }
+    if not any(t.requires_grad for t in params.values()):
+        pytest.skip("every learnable parameter of this entry has a gradient rule")
     f = nonlin.functional.function(name)
     if s.kind.value == "gated":
         g = torch.randn(6, generator=gen, dtype=torch.float64)
@@ -40,6 +44,34 @@ def test_parameter_gradients_pass_gradcheck(name):
         x = torch.randn(12, generator=gen, dtype=torch.float64) * 2 + 0.01
         fn = lambda *ps: f(x, **dict(zip(params, ps, strict=True)))
     assert torch.autograd.gradcheck(fn, tuple(params.values()))
+
+
+RULED = [n for n in LEARNABLE if nonlin.spec(n).param_rules]
+
+
+@pytest.mark.parametrize("name", RULED)
+def test_parameter_gradient_rules(name):
+    """A parameter with a declared rule gets sum(upstream * rule) from the mpmath rule body, per channel too,
+    and the rule is not the forward's derivative (else it should not be a rule)."""
+    from mpmath import mp
+
+    from nonlin.ops import MPMATH
+
+    s = nonlin.spec(name)
+    p = s.defaults()
+    x = torch.linspace(-2, 2, 4001, dtype=torch.float64)
+    x = torch.cat([x, torch.tensor([b + d for b in s.breakpoints(**p) for d in (-1e-5, 1e-5)], dtype=torch.float64)])
+    go = torch.rand(x.shape, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    for pname, rule in s.param_rules:
+        t = {**p, pname: torch.tensor(p[pname], dtype=torch.float64, requires_grad=True)}
+        (got,) = torch.autograd.grad((nonlin.functional.function(name)(x, **t) * go).sum(), t[pname])
+        with mp.workdps(30):
+            want = sum(float(g) * float(rule(MPMATH, mp.mpf(float(v)), **p)) for v, g in zip(x, go, strict=True))
+        assert abs(got.item() - want) <= 1e-12 * max(1.0, abs(want)), (got, want)
+        assert want != 0.0, "the test grid should reach where the rule is non-zero"
+        act = nonlin.get(name, num_parameters=3, channel_dim=-1)
+        act(x[:3000].reshape(1000, 3).float()).sum().backward()
+        assert getattr(act, pname).grad.shape == (3,)
 
 
 def test_prelu_per_channel_matches_torch():
@@ -93,7 +125,10 @@ def test_module_matches_functional_for_every_entry():
     for name in nonlin.names():
         s = nonlin.spec(name)
         act = nonlin.get(name).eval()
-        extra = {"c": torch.ones(3, 4, dtype=torch.float64)} if s.extra_inputs else {}
+        if s.kind is nonlin.Kind.GATED:
+            extra = {"c": torch.ones(3, 4, dtype=torch.float64)} if s.extra_inputs else {}
+        else:  # stochastic normalizers: the noise, given
+            extra = {k: torch.full_like(x, 0.1) for k in s.extra_inputs}
         got = act(x, **extra)
         want = nonlin.functional.function(name)(x, **extra)
         assert torch.allclose(got.double(), want), name

@@ -96,6 +96,12 @@ class _SpecFunction(torch.autograd.Function):
                 if needs[i]:
                     grads[i] = round_to(_sum_to(go * d[i], tensors[i].shape), tensors[i].dtype)
         rest = [i for i in range(ctx.n_main, len(tensors)) if needs[i]]
+        rules = dict(ctx.spec.param_rules)
+        first_param = len(tensors) - len(ctx.tensor_names)
+        for i in [i for i in rest if i >= first_param and ctx.tensor_names[i - first_param] in rules]:
+            d = rules[ctx.tensor_names[i - first_param]](TORCH, *args, **params)
+            grads[i] = round_to(_sum_to(go * d, tensors[i].shape), tensors[i].dtype)
+            rest.remove(i)
         if rest:
             with torch.enable_grad():
                 leaves = [u.detach().requires_grad_(i in rest) for i, u in enumerate(up)]

@@ -19,6 +19,12 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _default(p) -> str:
+    if p.boolean:
+        return str(p.default)
+    return "auto" if p.default is None else f"{p.default:g}"
+
+
 def markdown() -> str:
     lines = []
     for kind in Kind:
@@ -30,7 +36,7 @@ def markdown() -> str:
         lines.append("|---|---|---|---|---|---|")
         for n in entries:
             s = spec(n)
-            params = ", ".join(f"{p.name}={'auto' if p.default is None else f'{p.default:g}'}" for p in s.params)
+            params = ", ".join(f"{p.name}={_default(p)}" for p in s.params)
             if len(s.params) > 4:
                 params = f"{len(s.params)} coefficients"
             src = s.paper.ref if s.paper else "standard"

@@ -65,6 +65,9 @@ def _show(args: argparse.Namespace) -> int:
         )
     if s.kind is Kind.NORMALIZER:
         console.print("  input       scores, dim=-1, mask=None (bool, True = key takes part)")
+    if s.kind is Kind.SETWISE:
+        size = s.output_size(12, **s.defaults())
+        console.print(f"  input       x, dim=-1 (set-wise); a set of 12 along dim gives {size} outputs")
     console.print(f"  paper       {s.paper or '-'}")
     console.print(f"  confirmed   {'yes' if s.confirmed else '[red]NO[/red]'}" + (f": {s.source}" if s.source else ""))
     if s.notes:

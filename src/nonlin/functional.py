@@ -10,6 +10,9 @@ Signatures by kind:
   also takes its router confidence ``c=``. torch's name ``glu`` packs value first (``F.glu``).
 - normalizer: ``f(scores, dim=-1, mask=None, **params, dtype=None)``; mask is boolean, True = the key takes
   part; ``dtype`` casts the scores first (torch's); ``dim=None`` is torch's deprecated implicit choice.
+  Stochastic normalizers (gumbel_softmax) also take ``generator=None`` and their noise as a tensor
+  (``gumbels=``), drawn when not given.
+- setwise: ``f(x, dim=-1, **params)``; the output's size along dim follows the entry's ``output_size``.
 
 Names shared with torch.nn.functional (``leaky_relu``, ``softplus``, ``gelu``, ``hardtanh``, ``glu``, ...) also
 take torch's argument names and positions, and `function(name)` of any borrowed name (``"Softshrink"``,
@@ -136,19 +139,57 @@ def _legacy_dim(s: Spec, ndim: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def _normalizer(s: Spec, scores: torch.Tensor, dim: int | None, mask: torch.Tensor | None, dtype, params):
+def _check_dim(s: Spec, arg: str, x: torch.Tensor, dim: int) -> None:
+    check_floating(arg, x)
+    if x.dim() == 0:
+        raise ValueError(f"{s.name}: {arg} must have at least one dimension; got a 0-d tensor")
+    if not isinstance(dim, int) or isinstance(dim, bool) or not -x.dim() <= dim < x.dim():
+        raise ValueError(f"{s.name}: dim={dim!r} is out of range for {arg} of shape {tuple(x.shape)}")
+
+
+def _along(t: torch.Tensor, like: torch.Tensor, dim: int) -> torch.Tensor:
+    """A tensor parameter or input broadcast-aligned with `like`, then `dim` moved last as `like`'s is."""
+    if t.dim() < like.dim():
+        t = t.reshape((1,) * (like.dim() - t.dim()) + tuple(t.shape))
+    return t.movedim(dim, -1)
+
+
+def _extras(s: Spec, x: torch.Tensor, dim: int, extra: dict[str, Any]) -> dict[str, torch.Tensor]:
+    out = {}
+    for name, t in extra.items():
+        t = check_floating(name, t)
+        if t.shape != x.shape:
+            raise ValueError(f"{s.name}: {name} must have the input's shape {tuple(x.shape)}; got {tuple(t.shape)}")
+        out[name] = t.to(compute_dtype(x.dtype)).movedim(dim, -1)
+    return out
+
+
+def _tensor_params(p: dict[str, Any], x: torch.Tensor, dim: int) -> dict[str, Any]:
+    cd = compute_dtype(x.dtype)
+    return {k: _along(v.to(cd), x, dim) if isinstance(v, torch.Tensor) else v for k, v in p.items()}
+
+
+def _normalizer(
+    s: Spec,
+    scores: torch.Tensor,
+    dim: int | None,
+    mask: torch.Tensor | None,
+    dtype,
+    params,
+    extra=None,
+    generator=None,
+):
     if dtype is not None:
         if not isinstance(dtype, torch.dtype):
             raise TypeError(f"{s.name}: dtype must be a torch.dtype or None; got {dtype!r}")
         scores = scores.to(dtype)  # torch's dtype=: the input is cast before the operation
-    check_floating("scores", scores)
-    if dim is None:
+    if dim is None and isinstance(scores, torch.Tensor):
         dim = _legacy_dim(s, scores.dim())
-    if scores.dim() == 0:
-        raise ValueError(f"{s.name}: scores must have at least one dimension; got a 0-d tensor")
-    if not isinstance(dim, int) or not -scores.dim() <= dim < scores.dim():
-        raise ValueError(f"{s.name}: dim={dim!r} is out of range for scores of shape {tuple(scores.shape)}")
-    p = s.resolve_params(params)
+    _check_dim(s, "scores", scores, dim)
+    p = _tensor_params(s.resolve_params(params), scores, dim)
+    p.update(_extras(s, scores, dim, extra or {}))
+    if s.stochastic:  # the noise not given as a tensor is drawn by the implementation
+        p["generator"] = generator
     if mask is None:
         keep = torch.ones_like(scores, dtype=torch.bool)
     else:
@@ -176,8 +217,17 @@ def _normalizer(s: Spec, scores: torch.Tensor, dim: int | None, mask: torch.Tens
     # nor the gradient ever sees -inf - (-inf).
     z = torch.where(alive, z, 0.0)
     w = s.torch_impl(z, keep | ~alive, **p)
-    w = torch.where(alive, w, 0.0)
+    w = torch.where(alive, w, s.masked_value)
     return round_to(w.movedim(-1, dim), scores.dtype)
+
+
+def _setwise(s: Spec, x: torch.Tensor, dim: int, params):
+    _check_dim(s, "x", x, dim)
+    p = _tensor_params(s.resolve_params(params), x, dim)
+    y = s.torch_impl(x.to(compute_dtype(x.dtype)).movedim(dim, -1), **p)  # [..., m]
+    if not p.get("keepdim", True):
+        return round_to(y.squeeze(-1), x.dtype)
+    return round_to(y.movedim(-1, dim), x.dtype)
 
 
 def function(name: str) -> Callable[..., torch.Tensor]:
@@ -213,6 +263,25 @@ def _make(s: Spec) -> Callable[..., torch.Tensor]:
         def f(*tensors, dim: int = -1, layout: str = "gate_value", **params):
             extra = {k: params.pop(k) for k in list(params) if k in s.extra_inputs}
             return _gated(s, tensors, extra, dim, layout, params)
+
+    elif s.kind is Kind.SETWISE:
+
+        def f(x, dim: int = -1, **params):
+            return _setwise(s, x, dim, params)
+
+    elif s.stochastic:
+
+        def f(
+            scores,
+            dim: int = -1,
+            mask: torch.Tensor | None = None,
+            *,
+            generator: torch.Generator | None = None,
+            **params,
+        ):
+            extra = {k: params.pop(k) for k in list(params) if k in s.extra_inputs}
+            extra = {k: v for k, v in extra.items() if v is not None}
+            return _normalizer(s, scores, dim, mask, None, params, extra, generator)
 
     else:
 

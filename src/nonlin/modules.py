@@ -101,7 +101,9 @@ class Nonlinearity(nn.Module):
         calling.check_ndim(self.borrowed, inputs[0] if inputs else None)
         kind = self.spec.kind
         params = {**self._params(inputs[0].dim()), **self.options}
-        if kind is Kind.NORMALIZER:
+        if kind is Kind.NORMALIZER or kind is Kind.SETWISE:
+            if self.spec.stochastic:
+                kwargs.setdefault("generator", self.generator)
             return self._fn(*inputs, dim=kwargs.pop("dim", self.dim), **params, **kwargs)
         if self.spec.stochastic:
             return self._fn(*inputs, training=self.training, generator=self.generator, **params, **kwargs)

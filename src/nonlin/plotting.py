@@ -18,7 +18,7 @@ from nonlin.spec import Kind
 
 def curves(name: str, lo: float = -5.0, hi: float = 5.0, n: int = 801) -> dict[str, torch.Tensor]:
     """x, f(x), f'(x) in float64. Gated entries: f(g) * 1 along the gate with value 1 (the gate's shape);
-    normalizers: the weight of the first of two keys as its score minus the other's runs over [lo, hi]."""
+    normalizers and set-wise units: the first output for the set (x, 0) as x runs over [lo, hi]."""
     s = spec(name)
     x = torch.linspace(lo, hi, n, dtype=torch.float64, requires_grad=True)
     f = function(s.name)
@@ -29,7 +29,8 @@ def curves(name: str, lo: float = -5.0, hi: float = 5.0, n: int = 801) -> dict[s
         y = f(x, torch.ones_like(x), **extra)
     else:
         scores = torch.stack([x, torch.zeros_like(x)], dim=-1)
-        y = f(scores, dim=-1)[:, 0]
+        y = f(scores, dim=-1)
+        y = y[:, 0] if y.dim() == 2 else y  # set-wise reductions (logsumexp) give one value per set
     (dy,) = torch.autograd.grad(y.sum(), x)
     return {"x": x.detach(), "f": y.detach(), "df": dy.detach()}
 

@@ -71,13 +71,31 @@ def row(
     dps: int = DEFAULT_DPS,
     **params,
 ):
-    """Weights of a normalizer for one row of scores, as a list of mpfs."""
-    s, p = _params(name, params)
+    """Weights of a normalizer for one row of scores, as a list of mpfs.
+
+    Stochastic normalizers take their noise row as a keyword (gumbel_softmax: ``gumbels=[...]``)."""
+    s = get_spec(name)
+    extra = {k: params.pop(k) for k in list(params) if k in s.extra_inputs}
+    p = s.resolve_params(params)
     if s.kind is not Kind.NORMALIZER:
         raise ValueError(f"{s.name} is {s.kind.value}, not a normalizer")
     keep = [True] * len(scores) if mask is None else [bool(k) for k in mask]
     with mp.workdps(dps):
-        return s.reference_row([_mpf(z) for z in scores], keep, **p)
+        extra = {k: [_mpf(v) for v in vs] for k, vs in extra.items()}
+        return s.reference_row([_mpf(z) for z in scores], keep, **p, **extra)
+
+
+def setwise(name: str, values: Sequence[float], *, dps: int = DEFAULT_DPS, **params):
+    """Outputs of a set-wise unit for one set of values (a row; batchwise entries: the whole batch, with
+    ``rows=`` the number of rows in it), as a list of mpfs of length ``output_size(len(values))``."""
+    s = get_spec(name)
+    rows = params.pop("rows", None)
+    p = s.resolve_params(params)
+    if s.kind is not Kind.SETWISE:
+        raise ValueError(f"{s.name} is {s.kind.value}, not setwise")
+    with mp.workdps(dps):
+        extra = {"rows": rows} if "batchwise" in s.properties else {}
+        return s.reference_row([_mpf(v) for v in values], **p, **extra)
 
 
 def to_float(value) -> float:

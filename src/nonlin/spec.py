@@ -10,7 +10,16 @@ Signatures by kind:
   `Alias`, e.g. torch's ``glu``: value first) says another layout.
 - normalizer: row-wise maps of scores to weights along ``dim``; they carry a torch implementation
   and a row-wise mpmath reference instead of an elementwise body (sorting and reductions are not
-  elementwise), see ``nonlin.catalog.normalizers``.
+  elementwise), see ``nonlin.catalog.normalizers``. ``log_domain`` normalizers (log_softmax) return
+  log-weights: masked keys and fully masked rows give -inf (the log of the 0 weight), not 0.
+- setwise:   maps of a set of values along ``dim`` (a row of features, or with the ``batchwise`` property the
+  whole batch) that are not elementwise: ``torch_impl(x, **params)`` takes ``x`` [..., n] with ``dim`` moved
+  last and returns [..., m] with m = ``output_size(n, **params)`` (TopK and SoLU keep n; Maxout gives
+  n / num_pieces, CReLU 2n, logsumexp 1 or removes ``dim`` with keepdim=False). ``reference_row(row, **params)``
+  is the mpmath reference of one set. Set-wise units have no elementwise body, so the fused pointwise
+  kernels, the elementwise ULP checker and the Gaussian signal-propagation theory (which all evaluate a
+  scalar function of one pre-activation) do not apply to them; their value and gradient are tested against
+  the set reference (tests/test_setwise.py), see docs/catalog.md.
 """
 
 from __future__ import annotations
@@ -26,6 +35,7 @@ class Kind(StrEnum):
     POINTWISE = "pointwise"
     GATED = "gated"
     NORMALIZER = "normalizer"
+    SETWISE = "setwise"
 
 
 # The properties a spec may declare. Each one that is checkable on numbers is checked by
@@ -46,6 +56,8 @@ PROPERTIES: Mapping[str, str] = {
     "learnable": "has parameters that can be trained",
     "row_normalized": "weights along dim sum to one",
     "sparse_output": "weights can be exactly zero",
+    "log_domain": "outputs are log-weights: their exp is the row-normalized map; masked keys give -inf",
+    "batchwise": "set-wise over the whole batch (every row along dim together), not one row at a time",
 }
 
 
@@ -115,6 +127,8 @@ class Param:
     low_inclusive: bool = True
     high_inclusive: bool = True
     integer: bool = False
+    # A flag (gumbel_softmax's hard, logsumexp's keepdim): True or False, never a number.
+    boolean: bool = False
     learnable: bool = False
     # The nn.Module form makes it an nn.Parameter unless told otherwise (prelu's a: yes; swish's beta: no).
     learned_by_default: bool = False
@@ -128,6 +142,8 @@ class Param:
             parts.append(f"{self.name} {'>=' if self.low_inclusive else '>'} {self.low:g}")
         if self.high < math.inf:
             parts.append(f"{self.name} {'<=' if self.high_inclusive else '<'} {self.high:g}")
+        if self.boolean:
+            return "a bool (True or False)"
         kind = "an integer" if self.integer else "a finite number"
         return f"{kind}" + (" with " + " and ".join(parts) if parts else "")
 
@@ -199,21 +215,30 @@ class Spec:
     # tests/kernels/test_kernel_saved_output.py checks both claims on every entry that declares them.
     derivative_from_output: Callable[..., Any] | None = None
     output_constants: Callable[..., tuple[float, ...]] = field(default=lambda **_: ())
+    # Learnable parameters whose gradient is a declared rule instead of autograd of the forward (JumpReLU's
+    # threshold: the forward is piecewise constant in it, the SAE paper's kernel pseudo-derivative trains it):
+    # ((name, body), ...) with ``body(m, x, **params)`` the per-element d forward / d param the backward uses.
+    param_rules: tuple[tuple[str, Callable[..., Any]], ...] = ()
     # Extra tensor inputs beyond (x) / (g, v), e.g. kappa_swiglu's router logit.
     extra_inputs: tuple[str, ...] = ()
     # The torch callable this entry equals, for agreement tests (not used to compute).
     torch_equivalent: Callable[..., Any] | None = None
-    # Normalizers only: torch implementation and row-wise mpmath reference.
+    # Normalizers and set-wise units: torch implementation and row-wise mpmath reference.
     torch_impl: Callable[..., Any] | None = None
     reference_row: Callable[..., Any] | None = None
+    # Set-wise units only: the output's size along dim for an input of size n (see the module docstring).
+    output_size: Callable[..., int] = field(default=lambda n, **_: n)
     notes: str = ""
 
     def __post_init__(self) -> None:
         unknown = self.properties - set(PROPERTIES)
         if unknown:
             raise ValueError(f"spec {self.name!r}: unknown properties {sorted(unknown)}")
-        if self.kind is not Kind.NORMALIZER and self.forward is None:
+        if self.kind not in (Kind.NORMALIZER, Kind.SETWISE) and self.forward is None:
             raise ValueError(f"spec {self.name!r}: pointwise and gated entries need a forward body")
+        ruled = {n for n, _ in self.param_rules}
+        if ruled - {p.name for p in self.learnable_params}:
+            raise ValueError(f"spec {self.name!r}: param_rules name parameters that are not learnable: {sorted(ruled)}")
         if self.derivative_from_output is not None and (
             self.kind is not Kind.POINTWISE or self.learnable_params or self.stochastic
         ):
@@ -234,6 +259,11 @@ class Spec:
     @property
     def stochastic(self) -> bool:
         return "stochastic" in self.properties
+
+    @property
+    def masked_value(self) -> float:
+        """What a normalizer gives masked keys and fully masked rows: 0, or -inf for log-domain entries."""
+        return -math.inf if "log_domain" in self.properties else 0.0
 
     @property
     def learnable_params(self) -> tuple[Param, ...]:
@@ -263,6 +293,11 @@ class Spec:
         out: dict[str, Any] = self.defaults()
         for name, value in given.items():
             param = self.param(name)
+            if param.boolean:
+                if not isinstance(value, bool):
+                    raise TypeError(f"{self.name}: parameter {name!r} must be a bool, got {value!r}")
+                out[name] = value
+                continue
             if isinstance(value, bool):
                 raise TypeError(f"{self.name}: parameter {name!r} must be a number, got bool")
             if value is None and param.default is None:

@@ -57,14 +57,21 @@ def sample_rows(fmt, seed: int = 0) -> dict[int, tuple[np.ndarray, np.ndarray]]:
     return out
 
 
-def _reference(s: Spec, scores: np.ndarray, keep: np.ndarray, params: dict[str, Any], fmt) -> RefOutput:
+def _noise(s: Spec, shape: tuple[int, ...], seed: int) -> dict[str, np.ndarray]:
+    """Stochastic entries' noise (gumbel_softmax: standard Gumbel draws), passed to both sides."""
+    rng = np.random.default_rng(seed)
+    return {name: -np.log(-np.log(rng.random(shape))) for name in s.extra_inputs}
+
+
+def _reference(s: Spec, scores: np.ndarray, keep: np.ndarray, params: dict[str, Any], fmt, extra=None) -> RefOutput:
     ys = []
     with mpmath.workdps(DPS):
-        for z, k in zip(scores, keep, strict=True):
+        for i, (z, k) in enumerate(zip(scores, keep, strict=True)):
             if not k.any():
-                ys.extend([mpmath.mpf(0)] * len(z))
+                ys.extend([mpmath.mpf(s.masked_value)] * len(z))
                 continue
-            ys.extend(s.reference_row([mpmath.mpf(float(v)) for v in z], [bool(b) for b in k], **params))
+            noise = {name: [mpmath.mpf(float(v)) for v in t[i]] for name, t in (extra or {}).items()}
+            ys.extend(s.reference_row([mpmath.mpf(float(v)) for v in z], [bool(b) for b in k], **params, **noise))
     rounded, exact, zero = round_mpfs(ys, fmt)
     return RefOutput(rounded.reshape(scores.shape), exact.reshape(scores.shape), zero.reshape(scores.shape))
 
@@ -85,9 +92,11 @@ def check_rows(s: Spec, impl: Any, dtypes, *, params=None, backward=True, size=N
         fmt = get_format(d)
         got_all, ref_parts, inputs = [], [], []
         for scores, keep in sample_rows(fmt).values():
-            ref_parts.append(_reference(s, scores, keep, resolved, fmt))
+            extra = _noise(s, scores.shape, scores.shape[-1])
+            ref_parts.append(_reference(s, scores, keep, resolved, fmt, extra))
             x = fmt.to_tensor(scores)
-            y = fn(x, dim=-1, mask=torch.from_numpy(keep), **given)
+            noise = {k: torch.from_numpy(v) for k, v in extra.items()}
+            y = fn(x, dim=-1, mask=torch.from_numpy(keep), **noise, **given)
             if not isinstance(y, torch.Tensor) or tuple(y.shape) != tuple(x.shape) or y.dtype != x.dtype:
                 raise ValueError(
                     f"impl {label} returned {getattr(y, 'shape', type(y).__name__)} {getattr(y, 'dtype', '')} for "

@@ -168,6 +168,8 @@ def inputs(
     `size`: float32 sample size; `half_size`: a subset of the 16-bit values (None: exhaustive)."""
     if spec.kind is Kind.NORMALIZER:
         raise ValueError(f"{spec.name} is a normalizer: its inputs are score rows (nonlin.accuracy.rows)")
+    if spec.kind is Kind.SETWISE:
+        raise ValueError(f"{spec.name} is set-wise: it has no elementwise inputs")
     x = pointwise_inputs(spec, params, fmt, size, half_size)
     if spec.kind is Kind.POINTWISE:
         return (x,)

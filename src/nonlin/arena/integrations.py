@@ -94,7 +94,7 @@ def theory_numbers(act: Act) -> dict[str, Any]:
     of the variance grow layer after layer); P(phi(u) = 0), u ~ N(0, 1). Empty when nonlin.theory is not
     installed or the act is custom; an entry the theory cannot handle shows why instead of a number."""
     theory = theory_module()
-    if theory is None or act.name is None or act.kind == "normalizer":
+    if theory is None or act.name is None or act.kind in ("normalizer", "setwise"):
         return {}
     params = dict(act.params)
     out: dict[str, Any] = {}

@@ -1,9 +1,23 @@
 """Declarations only: one Spec per nonlinearity, one file per family. Importing this registers them."""
 
-from nonlin.catalog import gated, learnable, normalizers, periodic, rectifiers, sigmoidal, smooth, stochastic
+from nonlin.catalog import (
+    gated,
+    learnable,
+    normalizers,
+    normalizers_extra,
+    periodic,
+    rectifiers,
+    sae,
+    setwise,
+    sigmoidal,
+    smooth,
+    stochastic,
+)
 from nonlin.registry import register_all
 
 FAMILIES = (rectifiers, smooth, sigmoidal, periodic, learnable, stochastic, gated, normalizers)
+# Registered after the families above (kept apart so the original files' edits and these merge cleanly).
+FAMILIES += (normalizers_extra, setwise, sae)
 
 # Named in nonlin's catalog sources but not included, with the reason (also listed in the README).
 LEFT_OUT = {

@@ -6,11 +6,24 @@ from functools import partial
 
 from nonlin.spec import Alias, Kind, Paper, Param, Spec
 
-__all__ = ["Alias", "P", "Paper", "Param", "gated", "normalizer", "pointwise", "props", "torch_inplace", "torch_names"]
+__all__ = [
+    "Alias",
+    "P",
+    "Paper",
+    "Param",
+    "gated",
+    "normalizer",
+    "pointwise",
+    "props",
+    "setwise",
+    "torch_inplace",
+    "torch_names",
+]
 
 pointwise = partial(Spec, kind=Kind.POINTWISE)
 gated = partial(Spec, kind=Kind.GATED)
 normalizer = partial(Spec, kind=Kind.NORMALIZER)
+setwise = partial(Spec, kind=Kind.SETWISE)
 P = Param
 
 

@@ -92,8 +92,16 @@ def plan(
         # The forward re-traced into the backward graph, so adjoints share its nodes with the derivative.
         positional = bwd.inputs[: len(names)]
         by_param = dict(zip(per_elem, bwd.inputs[len(names) :], strict=True))
-        y = fwd_body(_ops(g), *positional, **{**params, **bwd.params, **by_param})
-        outs += adjoints(g, y, go, wrt)
+        kw = {**params, **bwd.params, **by_param}
+        y = fwd_body(_ops(g), *positional, **kw)
+        grads = adjoints(g, y, go, wrt)
+        # Parameters with a declared gradient rule (spec.param_rules) take the rule, not the adjoint.
+        rules = {**dict(spec.param_rules), **{vparam_input(n): r for n, r in spec.param_rules}}
+        for i, w in enumerate(wrt):
+            if w.name in rules:
+                d = rules[w.name](_ops(g), *positional, **kw)
+                grads[i] = d * go if isinstance(d, Sym) else _times_const(go, d)
+        outs += grads
     return Plan(
         spec,
         spec.kind,

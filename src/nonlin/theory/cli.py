@@ -255,7 +255,7 @@ def compare_section(names: Sequence[str], options: dict[str, Any]):
     rows = {}
     for n in names:
         s = spec(n)
-        if s.kind is Kind.NORMALIZER or s.extra_inputs:
+        if s.kind in (Kind.NORMALIZER, Kind.SETWISE) or s.extra_inputs:
             rows[s.name] = {
                 "init gain": "-",
                 "χ1 at gain init": "-",

@@ -381,6 +381,11 @@ def model(name: str, **params: Any) -> PointwiseModel | GatedModel:
             f"{s.name!r} is an attention normalizer; signal-propagation theory here covers pointwise and gated "
             "entries only"
         )
+    if s.kind is Kind.SETWISE:
+        raise ValueError(
+            f"{s.name!r} is set-wise (its output depends on a whole set of pre-activations): the Gaussian "
+            "expectations of one pre-activation that the theory computes do not apply"
+        )
     if s.kind is Kind.GATED:
         return _gated_model(name, params)
     unit = pointwise_unit(name, **params)
