@@ -279,7 +279,7 @@ def compare_section(names: Sequence[str], options: dict[str, Any]):
         note=(
             "init gain keeps the pre-activation variance at 1 (W ~ N(0, gain²/fan_in)); χ1 = σw² E[φ'(u)²] at "
             "q = 1 (> 1 chaotic, < 1 ordered); torch default: nn.Linear's σw² = 1/3; sparsity: P(φ(u) = 0), "
-            "u ~ N(0, 1); critical σw: edge of chaos at σb = 0 (none: chi_1 at the fixed point reached from q = 1 never
-equals 1; theory.critical_point says why). Normalizers are out of scope. See docs/theory.md."
+            "u ~ N(0, 1); critical σw: edge of chaos at σb = 0 (none: χ1 at the fixed point "
+            "reached from q = 1 never equals 1; theory.critical_point says why). Normalizers are out of scope. See docs/theory.md."
         ),
     )
