@@ -16,8 +16,9 @@ from typing import Any
 import torch
 
 from nonlin import catalog as _catalog  # noqa: F401  (registers the catalog)
-from nonlin.autograd import apply, check_floating, compute_dtype, round_to
+from nonlin.autograd import check_floating, compute_dtype, round_to
 from nonlin.registry import names, resolve, spec
+from nonlin.route import run as apply  # functional -> route -> one implementation
 from nonlin.spec import Kind, Spec
 
 
