@@ -111,6 +111,7 @@ _RECORD: list[list[tuple[str, str, str, str, str, str]]] = []
 
 _TABLE: dict[tuple[str, str, str, str, str], Route] = {}  # rows built so far (plain dicts: dynamo traces them)
 _DEFAULTS: dict[str, dict[str, Any]] = {}
+_BY_CALL: dict[tuple[str, torch.dtype, str, str, str], Route] = {}
 
 
 def table_route(name: str, dtype: str, device: str, pass_: Pass, size: Size) -> Route:
@@ -169,8 +170,8 @@ def _defaults(name: str) -> dict[str, Any]:
     return d
 
 
-def _pass(tensors: tuple[torch.Tensor, ...]) -> Pass:
-    if torch.is_grad_enabled() and any(t.requires_grad for t in tensors):
+def _pass(main: tuple[torch.Tensor, ...], extra: tuple[torch.Tensor, ...]) -> Pass:
+    if torch.is_grad_enabled() and (any(t.requires_grad for t in main) or any(t.requires_grad for t in extra)):
         return "train"
     return "forward"
 
@@ -196,17 +197,20 @@ def choose(
     if m == "eager":
         return "eager"
     x = main[0]
-    if m == "fused":
-        return "fused" if dispatch.fusable(s, main, params, warn=True) and x.device.type in DEVICES else "eager"
-    dtype = _DTYPE_NAME[x.dtype]
     dev = x.device.type
+    if m == "fused":
+        return "fused" if dev in DEVICES and dispatch.fusable(s, main, params, warn=True) else "eager"
     if dev not in DEVICES:
         return "eager"
-    r = table_route(s.name, dtype, dev, _pass((*main, *extra)), _size(x))
+    # One dict lookup per call on the row (this runs on every call of a torch row: keep it cheap).
+    key = (s.name, x.dtype, dev, _pass(main, extra), _size(x))
+    r = _BY_CALL.get(key)
+    if r is None:
+        r = _BY_CALL[key] = table_route(s.name, _DTYPE_NAME[x.dtype], dev, key[3], key[4])
     if r == "torch":
-        if not extra and (not params or params == _defaults(s.name)) and body is s.forward:
+        if not extra and body is s.forward and (not params or params == _defaults(s.name)):
             return "torch"
-        r = _fallback(dev, x)
+        r = _fallback(dev, key[4])
     if r == "fused":
         if dev == "cuda" and not state.triton_available():
             return "eager"
@@ -218,11 +222,9 @@ def choose(
     return r
 
 
-def _fallback(dev: str, x: torch.Tensor) -> Route:
+def _fallback(dev: str, size: Size) -> Route:
     """The route a torch row's entry takes when the call is not the one measured (other parameters)."""
-    if dev == "cuda":
-        return "fused"
-    return "fused" if _size(x) == "large" else "eager"
+    return "fused" if dev == "cuda" or size == "large" else "eager"
 
 
 def run(
@@ -238,7 +240,7 @@ def run(
     r = choose(s, body, main, extra, params)
     if _RECORD:
         x = main[0]
-        _RECORD[-1].append((s.name, _DTYPE_NAME[x.dtype], x.device.type, _pass((*main, *extra)), _size(x), r))
+        _RECORD[-1].append((s.name, _DTYPE_NAME[x.dtype], x.device.type, _pass(main, extra), _size(x), r))
     if r == "torch":
         return s.torch_equivalent(*main)
     if r == "fused":
