@@ -1,17 +1,22 @@
-"""Fused kernels vs eager PyTorch, torch.compile of the eager formula, Liger-Kernel (GPU) and a plain copy
-of the same bytes: forward, forward+backward and memory, per entry, with medians and ratios.
+"""nonlin's default path against what a user runs instead, per entry, dtype, shape and pass, with ratios.
 
-    THP_MEM_ALLOC_ENABLE=1 python benchmarks/kernels.py                 # CPU, scaled-down shapes
-    python benchmarks/kernels.py --keep-freed-memory                     # CPU, outputs not page-faulted
-    python benchmarks/kernels.py --device cuda --dtype bfloat16          # GPU, LLM-MLP shapes
-    python benchmarks/kernels.py --accuracy                              # max ULP vs the mpmath reference
+    python benchmarks/kernels.py --entries all                     # CPU: float32 and bfloat16, 3 shapes
+    python benchmarks/kernels.py --entries gelu swiglu --shapes 1024x4096 --dtypes float32
+    python benchmarks/kernels.py --device cuda --dtypes bfloat16   # GPU (Liger-Kernel column where it has one)
+    python benchmarks/kernels.py --accuracy                        # max ULP vs the mpmath reference
 
-Shapes are tokens x d_ff; gated entries take a packed [tokens, 2 d_ff] input. The copy baseline moves
-the same number of bytes as the pass it is compared with (inputs read + outputs written; backward also
-reads the incoming gradient), so "fused/copy" is the distance from the bandwidth limit. On CPU, "hot" is
-the fused path's arithmetic alone (its time per element on cache-resident blocks, scaled to the shape):
-where "hot/copy" exceeds 1.3, the pass is bound by its math, not by memory. "saved" is what autograd keeps
-between forward and backward (the issue's goal: no more than the inputs).
+Columns (median ms of interleaved rounds: every column is timed once per round, in turn, so a drift of the
+machine's load hits them alike):
+- torch: torch's own op (spec.torch_equivalent), or the entry's formula in torch ops, in the input dtype;
+- compile: torch.compile of that;
+- default: nonlin.functional with no nonlin.use (the route table, nonlin.route; the route it took is shown);
+- compiled_model: torch.compile of a function calling nonlin's activation (a user's compiled model);
+- fused, eager: nonlin.use("fused") and nonlin.use("eager") (nonlin's float64 reference path);
+- copy: a copy of the bytes the pass moves (inputs read, outputs written; backward also reads the incoming
+  gradient): the bandwidth limit.
+Ratios: default / torch, default / compile, default / copy, compiled_model / compile; saved/inputs: what
+autograd keeps between forward and backward over the input's bytes (the goal: at most 1).
+Shapes are tokens x d_ff; gated entries take a packed [tokens, 2 d_ff] input.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import torch
 from rich.console import Console
@@ -32,8 +38,8 @@ from rich.progress import Progress
 from rich.table import Table
 
 import nonlin
+from nonlin import route
 from nonlin.kernels import use
-from nonlin.kernels.precision import fp32_compute_for
 from nonlin.ops import TORCH
 
 CPU_ENTRIES = ["relu", "gelu", "gelu_tanh", "silu", "mish", "snake", "swiglu", "geglu"]
@@ -127,73 +133,6 @@ def entry_inputs(spec, tokens: int, d_ff: int, dtype: torch.dtype, gen: torch.Ge
     return x, go, extra
 
 
-HOT_COLS = 1024
-# Two block sizes, both after the full-size call (a new shape then compiles one dynamic-shape kernel that
-# serves both; a first call's static kernel would serve only its own size). 1 Mi outputs: a pass's tensors
-# (<= 20 MB) stay in the 32 MB L3 cache; smaller blocks would fit L2 but make the difference of two times
-# ~10x noisier relative to the work.
-HOT_ROWS = (64, 1024)
-
-
-def hot_time(name: str, dtype: torch.dtype, n_out: int) -> dict[str, float]:
-    """Seconds the fused path would take for `n_out` outputs if memory were free: its marginal cost per
-    element on cache-resident blocks, (t(1024 rows) - t(64 rows)) / 960 rows, times `n_out`. The difference
-    removes the fixed per-call cost (0.15-0.65 ms here); each time is the fastest of 21 calls in 3
-    interleaved rounds, as noise only adds. When this exceeds the copy time, the pass is bound by its
-    arithmetic, and no fusion can bring it to the copy's speed; only cheaper math can. CPU only. For cheap
-    entries it reads as the L3 cache's bandwidth rather than the arithmetic, and below ~10% of the copy time
-    as noise."""
-    spec = nonlin.spec(name)
-    f = nonlin.functional.function(name)
-    gen = torch.Generator().manual_seed(1)
-    cases = {}
-    for rows in HOT_ROWS:
-        x, go, extra = entry_inputs(spec, rows, HOT_COLS, dtype, gen)
-
-        def fwd(x=x, extra=extra):
-            return f(x, **extra)
-
-        def both(fwd=fwd, x=x, go=go):
-            torch.autograd.grad(fwd(), x, go)
-
-        cases[rows] = (fwd, both)
-    cpu = torch.device("cpu")
-    times = {rows: [float("inf")] * 2 for rows in cases}
-    with use("fused"):
-        for _ in range(3):  # interleaved rounds: a drift of the fixed cost hits both sizes alike
-            for rows, (fwd, both) in cases.items():
-                with torch.no_grad():
-                    t_f = timeit(fwd, cpu, 7, warmup=1, stat=min)
-                t_fb = timeit(both, cpu, 7, warmup=1, stat=min)
-                times[rows] = [min(times[rows][0], t_f), min(times[rows][1], t_fb)]
-    per_element = [
-        max(b - a, 0.0) / ((HOT_ROWS[1] - HOT_ROWS[0]) * HOT_COLS)
-        for a, b in zip(times[HOT_ROWS[0]], times[HOT_ROWS[1]], strict=True)
-    ]
-    return {"fwd": per_element[0] * n_out, "fwdbwd": per_element[1] * n_out}
-
-
-def compiled_formula(spec, compute: torch.dtype):
-    """torch.compile of the eager formula (autograd through the forward body, not the declared derivative).
-
-    Every entry's closure shares one code object, so dynamo's per-code cache limit is raised in main():
-    otherwise later entries would silently run eagerly."""
-    if spec.kind is nonlin.Kind.GATED:
-
-        def f(packed, *extras):
-            d = packed.shape[-1] // 2
-            g, v = packed[..., :d].to(compute), packed[..., d:].to(compute)
-            rest = [e.to(compute) for e in extras]
-            return spec.forward(TORCH, g, v, *rest, **spec.defaults()).to(packed.dtype)
-
-    else:
-
-        def f(x):
-            return spec.forward(TORCH, x.to(compute), **spec.defaults()).to(x.dtype)
-
-    return torch.compile(f)
-
-
 def liger_fn(name: str):
     if name not in LIGER:
         return None
@@ -205,7 +144,35 @@ def liger_fn(name: str):
     return lambda g, v: fn.apply(g, v)
 
 
-def bench_entry(name: str, tokens: int, d_ff: int, dtype: torch.dtype, device: torch.device, reps: int, compute):
+def textbook(spec):
+    """What a user runs instead, in the input dtype: torch's own op (spec.torch_equivalent), else the entry's
+    formula in torch ops (gated: packed input split into gate and value)."""
+    eq = spec.torch_equivalent
+    if spec.kind is nonlin.Kind.GATED:
+
+        def f(packed, *extras):
+            d = packed.shape[-1] // 2
+            g, v = packed[..., :d], packed[..., d:]
+            if eq is not None and not extras:
+                return eq(g, v)
+            return spec.forward(TORCH, g, v, *extras, **spec.defaults())
+
+    elif eq is not None:
+        f = eq
+    else:
+
+        def f(x):
+            return spec.forward(TORCH, x, **spec.defaults())
+
+    return f
+
+
+COLUMNS = ("torch", "compile", "default", "compiled_model", "fused", "eager", "liger", "copy")
+
+
+def bench_case(name: str, tokens: int, d_ff: int, dtype, device, reps: int, rounds: int, skip: set[str]):
+    """Seconds per call of each column (forward without grad, forward+backward), medians over `rounds`
+    interleaved rounds of `reps` calls each; and the route the default path took."""
     spec = nonlin.spec(name)
     f = nonlin.functional.function(name)
     gen = torch.Generator(device=device).manual_seed(0)
@@ -214,41 +181,65 @@ def bench_entry(name: str, tokens: int, d_ff: int, dtype: torch.dtype, device: t
     n_out = tokens * d_ff
     fwd_bytes = x.numel() * es + n_out * es
     bwd_bytes = x.numel() * es + n_out * es + x.numel() * es  # read inputs and go, write input grads
-    rows = {}
+    book = textbook(spec)
+    comp = torch.compile(book)
+    model = torch.compile(lambda x, **kw: f(x, **kw))  # a user's compiled model containing nonlin's activation
 
-    def run(label, fwd: Callable[[], torch.Tensor], inputs: tuple[torch.Tensor, ...]):
-        def both():
-            y = fwd()
-            torch.autograd.grad(y, inputs, go)
-
-        with torch.no_grad():
-            t_f = timeit(fwd, device, reps)
-        t_fb = timeit(both, device, reps)
-        rows[label] = {"fwd": t_f, "fwdbwd": t_fb, "saved": saved_bytes(fwd), "peak": peak_bytes(both, device)}
-
-    # Copy of the same bytes: a copy reads and writes, so it moves 2 * numel * itemsize.
-    rows["copy"] = {
-        "fwd": copy_time(fwd_bytes, device, reps),
-        "fwdbwd": copy_time(fwd_bytes + bwd_bytes, device, reps),
-        "saved": 0,
-        "peak": None,
+    calls = {
+        "torch": lambda: book(x, *extra.values()),
+        "compile": lambda: comp(x, *extra.values()),
+        "default": lambda: f(x, **extra),
+        "compiled_model": lambda: model(x, **extra),
+        "fused": lambda: _in_mode("fused", lambda: f(x, **extra)),
+        "eager": lambda: _in_mode("eager", lambda: f(x, **extra)),
     }
-    with use("eager"):
-        run("eager", lambda: f(x, **extra), (x,))
-    comp = compiled_formula(spec, compute)
-    with use("eager"):
-        run("compile", lambda: comp(x, *extra.values()), (x,))
-    with use("fused"):
-        run("fused", lambda: f(x, **extra), (x,))
     lf = liger_fn(name) if device.type == "cuda" else None
-    if lf is not None:
-        g = x.detach()[:, :d_ff].contiguous().requires_grad_(True)
-        v = x.detach()[:, d_ff:].contiguous().requires_grad_(True)
-        run("liger", lambda: lf(g, v), (g, v))
-    if device.type == "cpu":
-        rows["hot"] = hot_time(name, dtype, n_out)
-    rows["inputs"] = x.numel() * es
-    return rows
+    if lf is not None:  # Liger-Kernel takes gate and value as separate contiguous tensors
+        d = x.shape[-1] // 2
+        calls["liger"] = lambda: lf(x[..., :d].contiguous(), x[..., d:].contiguous())
+    calls = {k: v for k, v in calls.items() if k not in skip}
+    # Copy of the same bytes: a copy reads and writes, so it moves 2 * numel * itemsize.
+    copies = {
+        p: torch.ones(b // 2, dtype=torch.uint8, device=device)
+        for p, b in (("fwd", fwd_bytes), ("fwdbwd", fwd_bytes + bwd_bytes))
+    }
+    copies = {k: (a, torch.empty_like(a)) for k, a in copies.items()}
+
+    def fwd_only(fn):
+        def run():
+            with torch.no_grad():
+                fn()
+
+        return run
+
+    def both(fn):
+        return lambda: torch.autograd.grad(fn(), x, go)
+
+    jobs = {}
+    for k, fn in calls.items():
+        jobs[(k, "fwd")] = fwd_only(fn)
+        jobs[(k, "fwdbwd")] = both(fn)
+    for p, (a, b) in copies.items():
+        jobs[("copy", p)] = lambda a=a, b=b: b.copy_(a)
+    for job in jobs.values():  # first calls compile
+        job()
+    samples: dict[tuple[str, str], list[float]] = {k: [] for k in jobs}
+    for _ in range(rounds):
+        for k, job in jobs.items():
+            samples[k].append(timeit(job, device, reps, warmup=1))
+    times = {k: statistics.median(v) for k, v in samples.items()}
+    with route.recording() as taken_f, torch.no_grad():
+        f(x, **extra)
+    with route.recording() as taken_b:
+        f(x, **extra)
+    routes = {"fwd": taken_f[0][5], "fwdbwd": taken_b[0][5]}
+    saved = {"default": saved_bytes(lambda: f(x, **extra)), "inputs": x.numel() * es}
+    return times, routes, saved
+
+
+def _in_mode(m: str, fn):
+    with use(m):
+        return fn()
 
 
 def benchmark(args) -> int:
@@ -256,73 +247,65 @@ def benchmark(args) -> int:
     torch._dynamo.config.accumulated_cache_size_limit = 4096
     console = Console(width=250)
     device = torch.device(args.device)
-    dtype = getattr(torch, args.dtype)
     entries = args.entries or (GPU_ENTRIES if device.type == "cuda" else CPU_ENTRIES)
     if entries == ["all"]:
         entries = nonlin.names("pointwise") + nonlin.names("gated")
     entries = [e for e in entries if not nonlin.spec(e).stochastic]
     if args.keep_freed_memory:
         keep_freed_memory()
+    skip = set(args.skip or ())
+    if args.threads:
+        torch.set_num_threads(args.threads)
     threads = torch.get_num_threads()
     load = " ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     console.print(
-        f"[bold]nonlin kernels[/] device={device} dtype={args.dtype} fp32_compute={args.fp32_compute} "
-        f"threads={threads} reps={args.reps} THP_MEM_ALLOC_ENABLE={os.environ.get('THP_MEM_ALLOC_ENABLE')} "
-        f"keep_freed_memory={args.keep_freed_memory} load_average={load}"
+        f"[bold]nonlin kernels[/] device={device} dtypes={','.join(args.dtypes)} shapes={','.join(args.shapes)} "
+        f"threads={threads} reps={args.reps} rounds={args.rounds} torch={torch.__version__} "
+        f"ATEN_CPU_CAPABILITY={os.environ.get('ATEN_CPU_CAPABILITY', '(auto)')} load_average={load}"
     )
-    table = Table(title="median ms; ratios are time / fused time (copy: fused / copy)")
-    cols = ["entry", "shape", "pass", "copy", "eager", "compile", "fused", "liger", "fused/copy", "eager/fused",
-            "compile/fused", "liger/fused", "saved MB eager/compile/fused (inputs)", "peak MB eager/fused/liger"]  # fmt: skip
-    if device.type == "cpu":  # the arithmetic's own time: see hot_time
-        cols[8:8] = ["hot", "hot/copy"]
+    table = Table(title="median ms of interleaved rounds; ratios: nonlin default / baseline")
+    cols = ["entry", "dtype", "shape", "pass", "route", *[c for c in COLUMNS if c not in skip],
+            "default/torch", "default/compile", "default/copy", "model/compile", "saved/inputs"]  # fmt: skip
     for c in cols:
-        table.add_column(c, justify="right" if c not in ("entry", "pass") else "left")
-    with use("auto", fp32_compute=args.fp32_compute), Progress(console=console, transient=True) as progress:
-        task = progress.add_task("benchmarking", total=len(entries))
-        for name in entries:
-            progress.update(task, description=f"{name} (first call compiles)")
+        table.add_column(c, justify="left" if c in ("entry", "dtype", "shape", "pass", "route") else "right")
+    results = []
+    cases = [(n, d, sh) for n in entries for d in args.dtypes for sh in args.shapes]
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("benchmarking", total=len(cases))
+        for name, dt, shp in cases:
+            progress.update(task, description=f"{name} {dt} {shp}")
             gated = nonlin.spec(name).kind is nonlin.Kind.GATED
-            tokens, d_ff = (args.gated_tokens, args.gated_dff) if gated else (args.tokens, args.dff)
-            # The compile baseline computes in the precision the fused path chose for this entry's forward
-            # (autograd through it differentiates in the same precision).
-            fp32 = {p: fp32_compute_for(name, args.fp32_compute, device, p) for p in ("forward", "backward")}
-            compute = torch.float32 if dtype in (torch.float16, torch.bfloat16) else torch.float64
-            if dtype == torch.float32 and fp32["forward"] == "float32":
-                compute = torch.float32
-            r = bench_entry(name, tokens, d_ff, dtype, device, args.reps, compute)
-            shape = f"{tokens}x{2 * d_ff if gated else d_ff}"
-            if dtype == torch.float32 and "float32" in fp32.values():
-                fp32_passes = [p[:3] for p, c in fp32.items() if c == "float32"]
-                shape += " (fp32 math)" if len(fp32_passes) == 2 else f" (fp32 math: {fp32_passes[0]})"
-            for key, label in (("fwd", "fwd"), ("fwdbwd", "fwd+bwd")):
-                ms = {k: v[key] * 1e3 for k, v in r.items() if isinstance(v, dict) and key in v}
-                fused = ms["fused"]
-                mb = {k: v["saved"] / 2**20 for k, v in r.items() if isinstance(v, dict) and "saved" in v}
-                pk = {k: (v["peak"] or 0) / 2**20 for k, v in r.items() if isinstance(v, dict) and "peak" in v}
-                hot = [f"{ms['hot']:.2f}", f"{ms['hot'] / ms['copy']:.2f}"] if "hot" in ms else []
-                table.add_row(
-                    name if key == "fwd" else "",
-                    shape if key == "fwd" else "",
-                    label,
-                    f"{ms['copy']:.2f}",
-                    f"{ms['eager']:.2f}",
-                    f"{ms['compile']:.2f}",
-                    f"{fused:.2f}",
-                    f"{ms['liger']:.2f}" if "liger" in ms else "-",
-                    *hot,
-                    f"{fused / ms['copy']:.2f}",
-                    f"{ms['eager'] / fused:.2f}",
-                    f"{ms['compile'] / fused:.2f}",
-                    f"{ms['liger'] / fused:.2f}" if "liger" in ms else "-",
-                    f"{mb['eager']:.0f}/{mb['compile']:.0f}/{mb['fused']:.0f} ({r['inputs'] / 2**20:.0f})"
-                    if key == "fwd"
-                    else "",
-                    f"{pk['eager']:.0f}/{pk['fused']:.0f}/{pk.get('liger', 0):.0f}"
-                    if key == "fwdbwd" and device.type == "cuda"
-                    else "",
-                )
+            tokens, d_ff = (int(v) for v in shp.split("x"))
+            times, routes, saved = bench_case(
+                name, tokens, d_ff, getattr(torch, dt), device, args.reps, args.rounds, skip
+            )
+            shape = f"{tokens}x{2 * d_ff}" if gated else shp
+            for p, label in (("fwd", "fwd"), ("fwdbwd", "fwd+bwd")):
+                ms = {c: times[(c, p)] * 1e3 for c in COLUMNS if (c, p) in times}
+                d = ms["default"]
+
+                def ratio(base, d=d, ms=ms):
+                    return f"{d / ms[base]:.2f}" if base in ms else "-"
+
+                row = {
+                    "entry": name, "dtype": dt, "shape": shape, "pass": label, "route": routes[p], **ms,
+                    "default/torch": ratio("torch"), "default/compile": ratio("compile"),
+                    "default/copy": ratio("copy"),
+                    "model/compile": f"{ms['compiled_model'] / ms['compile']:.2f}"
+                    if "compiled_model" in ms and "compile" in ms else "-",
+                    "saved/inputs": f"{saved['default'] / saved['inputs']:.2f}" if p == "fwdbwd" else "",
+                }  # fmt: skip
+                results.append(row)
+                table.add_row(*(v if isinstance(v, str) else f"{v:.3f}" for v in (row.get(c, "-") for c in cols)))
             progress.advance(task)
     console.print(table)
+    if args.markdown:
+        lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+        for row in results:
+            cells = (row.get(c, "-") for c in cols)
+            lines.append("| " + " | ".join(v if isinstance(v, str) else f"{v:.3f}" for v in cells) + " |")
+        Path(args.markdown).write_text("\n".join(lines) + "\n")
+        console.print(f"wrote {args.markdown}")
     return 0
 
 
@@ -382,7 +365,12 @@ def accuracy(args) -> int:
 def parse(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
-    p.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16", "float64"])
+    p.add_argument("--dtypes", nargs="*", default=None, choices=["float32", "bfloat16", "float16", "float64"])
+    p.add_argument("--shapes", nargs="*", default=None, help="tokens x d_ff (gated inputs are twice as wide)")
+    p.add_argument("--threads", type=int, help="torch.set_num_threads (on a loaded machine 1 avoids OpenMP waits)")
+    p.add_argument("--rounds", type=int, default=5, help="interleaved rounds (the median is reported)")
+    p.add_argument("--skip", nargs="*", choices=list(COLUMNS[:-1]), help="columns not to measure (eager is slow)")
+    p.add_argument("--markdown", help="also write the table as Markdown to this file")
     p.add_argument("--entries", nargs="*", help="catalog names, or 'all' (default: a representative set)")
     p.add_argument("--tokens", type=int, default=None, help="rows of pointwise inputs")
     p.add_argument("--dff", type=int, default=None, help="columns of pointwise inputs")
@@ -398,12 +386,9 @@ def parse(argv=None):
     p.add_argument("--accuracy", action="store_true", help="ULP table instead of timings")
     args = p.parse_args(argv)
     gpu = args.device == "cuda"
-    args.dtype = args.dtype or ("bfloat16" if gpu else "float32")
-    args.tokens = args.tokens or (8192 if gpu else 1024)
-    args.dff = args.dff or (8192 if gpu else 4096)
-    args.gated_tokens = args.gated_tokens or (16384 if gpu else 1024)
-    args.gated_dff = args.gated_dff or (14336 if gpu else 4096)
-    args.reps = args.reps or (20 if gpu else 5)
+    args.dtypes = args.dtypes or (["bfloat16"] if gpu else ["float32", "bfloat16"])
+    args.shapes = args.shapes or (["8192x8192"] if gpu else ["64x512", "1024x4096", "4096x4096"])
+    args.reps = args.reps or (20 if gpu else 3)
     return args
 
 

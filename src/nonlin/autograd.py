@@ -139,14 +139,10 @@ def apply(
     extra: tuple[torch.Tensor, ...] = (),
     params: Mapping[str, Any] | None = None,
 ) -> torch.Tensor:
-    """Evaluate `body` on tensors with the declared `derivative` for the `main` inputs.
+    """Evaluate `body` on tensors with the declared `derivative` for the `main` inputs, on the eager path
+    (`nonlin.route` decides which calls come here).
 
     Float params stay Python floats (so bodies may branch on them); tensor params are learnable.
     """
-    from nonlin.kernels import dispatch  # the fused path, when nonlin.use() and the inputs ask for it
-
-    fused = dispatch.maybe_fused(spec, body, main, extra, params or {})
-    if fused is not None:
-        return fused
     floats, tensor_names, tensor_params = _split(params or {})
     return _SpecFunction.apply(spec, body, derivative, len(main), floats, tensor_names, *main, *extra, *tensor_params)

@@ -29,8 +29,9 @@ import torch
 
 from nonlin import calling
 from nonlin import catalog as _catalog  # noqa: F401  (registers the catalog)
-from nonlin.autograd import apply, check_floating, compute_dtype, round_to
+from nonlin.autograd import check_floating, compute_dtype, round_to
 from nonlin.registry import convention, conventions, names, resolve, spec
+from nonlin.route import run as apply  # functional -> route -> one implementation
 from nonlin.spec import LAYOUTS, Alias, Kind, Spec
 
 

@@ -85,6 +85,34 @@ def test_nonlin_meets_goals(name):
     assert failures == []
 
 
+# Every route kind the table gives (torch rows, eager, fused: nonlin.route), pointwise and gated, inference and
+# training; the whole catalog at both size classes under -m slow.
+ROUTE_SAMPLE = ["gelu", "tanh", "swiglu", "elu", "mish", "relu6"]
+
+
+@pytest.mark.parametrize("size_class", ["small", "large"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        *ROUTE_SAMPLE,
+        *(
+            pytest.param(n, marks=pytest.mark.slow)
+            for n in nonlin.names()
+            if nonlin.spec(n).confirmed and nonlin.spec(n).kind.value != "normalizer" and n not in ROUTE_SAMPLE
+        ),
+    ],
+)
+def test_default_path_meets_goals_at_both_size_classes(name, size_class):
+    """The default path (no nonlin.use) as users run it: tensors below and above the route table's size
+    threshold take different routes (nonlin.route); each meets the goals, and the report names it."""
+    r = check(name, dtypes=("float32", "bfloat16", "float16"), size_class=size_class, **QUICK)
+    assert all(v.endswith("/" + size_class) for per in r.routes.values() for v in per.values()), r.routes
+    failures = r.goal_failures()
+    if name in KNOWN_MISSES and failures:
+        pytest.xfail(KNOWN_MISSES[name])
+    assert failures == []
+
+
 @pytest.mark.parametrize("name", ["softmax", pytest.param("sparsemax", marks=pytest.mark.slow)])
 def test_normalizer_rows(name):
     r = check(name, dtypes=("bfloat16",))
@@ -142,7 +170,7 @@ def test_cli(tmp_path, capsys):
     assert "accuracy in ULPs" in capsys.readouterr().out
     data = json.loads((tmp_path / "accuracy-relu-nonlin.json").read_text())
     assert data["reports"][0]["name"] == "relu" and "bfloat16" in data["reports"][0]["results"]
-    assert "| relu | nonlin | bfloat16 |" in (tmp_path / "accuracy-relu-nonlin.md").read_text()
+    assert "| relu | nonlin | torch/small | bfloat16 |" in (tmp_path / "accuracy-relu-nonlin.md").read_text()
     assert main(["check", "relu", "--impl", "no_such_pkg:f", "--out", str(tmp_path)]) in (1, 2)
 
 

@@ -9,6 +9,7 @@ import torch
 from kernel_helpers import FUSED, needs_triton
 
 import nonlin
+from nonlin import route
 from nonlin.kernels import dispatch, state, use
 from nonlin.ops import TORCH
 from nonlin.ops.torch_backend import TorchOps
@@ -106,8 +107,11 @@ def test_cuda_without_triton_is_a_clear_error_or_eager(monkeypatch):
     monkeypatch.setattr(state, "triton_available", lambda: False)
     with pytest.raises(RuntimeError, match=r"needs Triton.*nonlin\[triton\].*use\('eager'\)"):
         state.backend_for(torch.device("cuda"))
-    fake_cuda = types.SimpleNamespace(device=torch.device("cuda"), numel=lambda: 1 << 20)
-    assert not dispatch._auto_wants(nonlin.spec("mish"), (fake_cuda,))  # auto: falls back to eager
+    fake_cuda = types.SimpleNamespace(
+        device=torch.device("cuda"), dtype=torch.float32, requires_grad=False, numel=lambda: 1 << 20
+    )
+    mish = nonlin.spec("mish")
+    assert route.choose(mish, mish.forward, (fake_cuda,), (), {}) == "eager"  # auto: falls back to eager
 
 
 def test_triton_backend_on_cpu_needs_the_interpreter(monkeypatch):

@@ -11,6 +11,7 @@ Backward: the gradient with an upstream gradient of ones, compared with the refe
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -20,6 +21,7 @@ import numpy as np
 import torch
 
 from nonlin import functional as nf
+from nonlin import route
 from nonlin.accuracy import cache as _cache
 from nonlin.accuracy import sampling
 from nonlin.accuracy.formats import Format, get_format, to_numpy
@@ -94,42 +96,63 @@ def reference(
     return inputs, refs, info
 
 
+def _route_label(taken: list[tuple[str, ...]]) -> str:
+    """The route(s) nonlin's functions took in a call, as `nonlin check` prints them ("torch/large"; "" for
+    other impls)."""
+    seen = dict.fromkeys(f"{r}/{z}" for _, _, _, _, z, r in taken)
+    return " + ".join(seen)
+
+
 def _run(s: Spec, fn, inputs: tuple[np.ndarray, ...], fmt: Format, given: dict[str, Any], backward: bool, label: str):
-    """Outputs of the implementation (forward, gradients) as float64 arrays; None for missing gradients."""
+    """Outputs of the implementation (forward, gradients) as float64 arrays, None for missing gradients, and
+    the route nonlin took for each (`nonlin.route`): the forward as inference runs it (no gradient
+    recorded); with `backward`, the gradients as training runs them, and that run's forward as
+    "forward_train" where training takes another route."""
     tensors = [fmt.to_tensor(a) for a in inputs]
     main = tensors[: len(INPUT_NAMES[s.kind])]
-    for t in main:
-        t.requires_grad_(backward)
     kwargs = dict(given)
     if s.extra_inputs:
         kwargs.update({name: t for name, t in zip(s.extra_inputs, tensors[len(main) :], strict=True)})
-    try:
-        y = fn(*main, **kwargs)
-    except Exception as err:  # the user's code: report what failed and where
-        raise RuntimeError(
-            f"impl {label} raised on {fmt.name} inputs of {s.name}: {type(err).__name__}: {err}"
-        ) from err
-    if not isinstance(y, torch.Tensor):
-        raise TypeError(f"impl {label} returned {type(y).__name__}; expected a torch.Tensor")
-    if tuple(y.shape) != tuple(main[0].shape):
-        raise ValueError(
-            f"impl {label} returned shape {tuple(y.shape)} for inputs of shape {tuple(main[0].shape)}; "
-            "expected the same shape (elementwise)"
-        )
-    if y.dtype != fmt.torch_dtype:
-        raise TypeError(
-            f"impl {label} returned dtype {y.dtype} for {fmt.torch_dtype} inputs; expected {fmt.torch_dtype}"
-        )
+
+    def call(grad: bool) -> tuple[torch.Tensor, str]:
+        for t in main:
+            t.requires_grad_(grad)
+        try:
+            with route.recording() as taken:
+                y = fn(*main, **kwargs)
+        except Exception as err:  # the user's code: report what failed and where
+            raise RuntimeError(
+                f"impl {label} raised on {fmt.name} inputs of {s.name}: {type(err).__name__}: {err}"
+            ) from err
+        if not isinstance(y, torch.Tensor):
+            raise TypeError(f"impl {label} returned {type(y).__name__}; expected a torch.Tensor")
+        if tuple(y.shape) != tuple(main[0].shape):
+            raise ValueError(
+                f"impl {label} returned shape {tuple(y.shape)} for inputs of shape {tuple(main[0].shape)}; "
+                "expected the same shape (elementwise)"
+            )
+        if y.dtype != fmt.torch_dtype:
+            raise TypeError(
+                f"impl {label} returned dtype {y.dtype} for {fmt.torch_dtype} inputs; expected {fmt.torch_dtype}"
+            )
+        return y, _route_label(taken)
+
+    y, r = call(False)
     outs: dict[str, np.ndarray | None] = {"forward": to_numpy(y)}
+    routes = {"forward": r}
     names = output_names(s, True)
     if backward:
+        y, r = call(True)
+        if r != routes["forward"]:
+            outs["forward_train"], routes["forward_train"] = to_numpy(y.detach()), r
+        routes.update(dict.fromkeys(names, r))
         if y.requires_grad:
             grads = torch.autograd.grad(y, main, torch.ones_like(y), allow_unused=True)
             for name, g, t in zip(names, grads, main, strict=True):
                 outs[name] = to_numpy(torch.zeros_like(t) if g is None else g)
         else:
             outs.update({name: None for name in names})
-    return outs
+    return outs, routes
 
 
 def check(
@@ -143,11 +166,15 @@ def check(
     half_size: int | None = None,
     use_cache: bool = True,
     cache_dir=None,
+    size_class: str | None = None,
 ) -> Report:
     """Accuracy report of `impl` (default: nonlin's own) for catalog entry `name` in each dtype.
 
     `size`: float32 sample size (default 2^20 plus edge cases). 16-bit formats are exhaustive unless
     `half_size` asks for an evenly spread subset of about that many values (quick checks, tests).
+    `size_class`: "small" or "large" measures nonlin's route for tensors of that size class
+    (`nonlin.route`) on the same inputs; default: the route of the sample's own size. The report records
+    the route of every output (`Report.routes`).
     """
     s = get_spec(name)
     if s.kind is Kind.NORMALIZER:
@@ -171,11 +198,13 @@ def check(
     label, fn = resolve_impl(s, impl)
     results: dict[str, dict[str, Result]] = {}
     timings: dict[str, Any] = {}
+    routes: dict[str, dict[str, str]] = {}
     for fmt in fmts:
         inputs, refs, info = reference(s, resolved, fmt, size, use_cache, cache_dir, half_size)
         timings[fmt.name] = info
         t0 = time.perf_counter()
-        got = _run(s, fn, inputs, fmt, given, backward, label)
+        with route.pinned(size_class) if size_class else contextlib.nullcontext():
+            got, routes[fmt.name] = _run(s, fn, inputs, fmt, given, backward, label)
         named = dict(zip((*INPUT_NAMES[s.kind], *s.extra_inputs), inputs, strict=True))
         per: dict[str, Result] = {}
         for out, values in got.items():
@@ -183,14 +212,17 @@ def check(
                 per[out] = Result(None, None, note="the implementation's output does not require grad")
                 continue
             # The gradient at a NaN input is a convention (identity's rule gives 1): not scored.
-            exclude = None if out == "forward" else np.logical_or.reduce([np.isnan(a) for a in inputs])
-            stats, err = measure(values, refs[out], fmt, named, exclude=exclude)
+            exclude = None if out.startswith("forward") else np.logical_or.reduce([np.isnan(a) for a in inputs])
+            ref = refs["forward" if out == "forward_train" else out]
+            stats, err = measure(values, ref, fmt, named, exclude=exclude)
             per[out] = Result(stats, err)
         results[fmt.name] = per
         timings[fmt.name]["measure_seconds"] = time.perf_counter() - t0
         timings[fmt.name]["inputs"] = int(inputs[0].size)
         per["_inputs"] = Result(None, None, inputs=named)  # kept for plots
-    return Report(s.name, label, resolved, results, timings)
+    return Report(
+        s.name, label, resolved, results, timings, routes={d: r for d, r in routes.items() if any(r.values())}
+    )
 
 
 def check_many(names: Iterable[str], impl: Any = None, dtypes: Sequence[str] = DEFAULT_DTYPES, **kw) -> list[Report]:

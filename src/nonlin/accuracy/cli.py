@@ -102,8 +102,8 @@ def _handler(args: argparse.Namespace) -> int:
 
 def _print(reports: list[Report]) -> None:
     table = Table(title="accuracy in ULPs of the output dtype (reference: correctly rounded)")
-    for c in ("entry", "impl", "dtype", "output", "n", "max ULP", "mean ULP", "correct", "non-finite"):
-        table.add_column(c, justify="left" if c in ("entry", "impl", "dtype", "output") else "right")
+    for c in ("entry", "impl", "route", "dtype", "output", "n", "max ULP", "mean ULP", "correct", "non-finite"):
+        table.add_column(c, justify="left" if c in ("entry", "impl", "route", "dtype", "output") else "right")
     for rep in reports:
         for r in rep.rows():
             mx = r["max_ulp"]
@@ -113,6 +113,7 @@ def _print(reports: list[Report]) -> None:
             table.add_row(
                 r["name"],
                 r["impl"],
+                r["route"] or "-",
                 r["dtype"],
                 r["output"],
                 str(r["n"]),

@@ -48,6 +48,9 @@ class Report:
     params: dict[str, Any]
     results: dict[str, dict[str, Result]]  # dtype -> output ("forward", "backward", ...) -> Result
     timings: dict[str, Any] = field(default_factory=dict)
+    # dtype -> output -> the nonlin route and size class that computed it ("torch/large"; nonlin.route); empty for
+    # other implementations
+    routes: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def outputs(self, dtype: str) -> dict[str, Stats]:
         return {k: r.stats for k, r in self.results[dtype].items() if r.stats is not None}
@@ -65,7 +68,7 @@ class Report:
         out = []
         for d in self.results:
             for k, s in self.outputs(d).items():
-                fwd = k == "forward"
+                fwd = k.startswith("forward")  # "forward_train": the forward as training runs it
                 where = f"{self.name} {d} {k}"
                 if s.nonfinite_total:
                     out.append(f"{where}: {s.nonfinite_total} non-finite mismatches {s.nonfinite}")
@@ -93,6 +96,7 @@ class Report:
                 }
                 for d, per in self.results.items()
             },
+            "routes": self.routes,
             "goal_failures": self.goal_failures() if self.impl == "nonlin" else None,
             "timings": self.timings,
             "environment": environment(),
@@ -116,6 +120,7 @@ class Report:
                     {
                         "name": self.name,
                         "impl": self.impl,
+                        "route": self.routes.get(d, {}).get(k, ""),
                         "dtype": d,
                         "output": k,
                         "n": s.n if s else 0,
@@ -190,14 +195,14 @@ def fmt_ulp(v: float | None) -> str:
 
 def markdown_table(reports: list[Report]) -> str:
     lines = [
-        "| entry | impl | dtype | output | n | max ULP | mean ULP | correctly rounded | non-finite |",
-        "|---|---|---|---|---:|---:|---:|---:|---:|",
+        "| entry | impl | route | dtype | output | n | max ULP | mean ULP | correctly rounded | non-finite |",
+        "|---|---|---|---|---|---:|---:|---:|---:|---:|",
     ]
     for rep in reports:
         for r in rep.rows():
             cr = "-" if r["correctly_rounded"] is None else f"{100 * r['correctly_rounded']:.3f}%"
             lines.append(
-                f"| {r['name']} | {r['impl']} | {r['dtype']} | {r['output']} | {r['n']} | {fmt_ulp(r['max_ulp'])} | "
+                f"| {r['name']} | {r['impl']} | {r['route'] or '-'} | {r['dtype']} | {r['output']} | {r['n']} | {fmt_ulp(r['max_ulp'])} | "
                 f"{fmt_ulp(r['mean_ulp'])} | {cr} | {r['nonfinite'] if r['nonfinite'] is not None else r['note']} |"
             )
     return "\n".join(lines) + "\n"
@@ -213,7 +218,7 @@ def html_page(reports: list[Report], title: str = "nonlin accuracy") -> str:
         ".bad{color:#b00;font-weight:bold}</style></head><body>"
     )
     parts = [head, f"<h1>{html.escape(title)}</h1><p>{html.escape(json.dumps(env))}</p><table>"]
-    cols = ["name", "impl", "dtype", "output", "n", "max_ulp", "mean_ulp", "correctly_rounded", "nonfinite"]
+    cols = ["name", "impl", "route", "dtype", "output", "n", "max_ulp", "mean_ulp", "correctly_rounded", "nonfinite"]
     parts.append("<tr>" + "".join(f"<th>{c}</th>" for c in cols) + "</tr>")
     for rep in reports:
         for r in rep.rows():

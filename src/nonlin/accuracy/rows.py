@@ -119,6 +119,7 @@ def check_rows(s: Spec, impl: Any, dtypes, *, params=None, backward=True, size=N
             results[fmt.name]["backward"] = Result(
                 None, None, note="not measured for normalizers (see nonlin.accuracy.rows)"
             )
-    return Report(
-        s.name, label, resolved, results, {"rows": sum(len(v[0]) for v in sample_rows(get_format(dtypes[0])).values())}
-    )
+    rows = {"rows": sum(len(v[0]) for v in sample_rows(get_format(dtypes[0])).values())}
+    # Normalizers have one implementation (nonlin.functional's row-wise torch code); no route table.
+    routes = {d: {"forward": "eager (row-wise)"} for d in results} if label == "nonlin" else {}
+    return Report(s.name, label, resolved, results, rows, routes=routes)

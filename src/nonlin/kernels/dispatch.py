@@ -1,8 +1,8 @@
-"""Route a pointwise or gated call to the fused path or leave it to the eager one.
+"""The fused path's entry point: whether a call can be fused (`fusable`) and the fused op for it (`call`).
 
-`nonlin.autograd.apply` asks `maybe_fused` first; None means "run eagerly" (the eager numbers are then
-exactly the eager path's). The fused path takes every pointwise and gated entry; tensor parameters are
-single values or per-channel values that broadcast to the input (``num_parameters > 1``).
+`nonlin.route` decides which calls take the fused path; this module only says whether one can and runs it.
+The fused path takes every pointwise and gated entry; tensor parameters are single values or per-channel
+values that broadcast to the input (``num_parameters > 1``).
 """
 
 from __future__ import annotations
@@ -14,13 +14,7 @@ from typing import Any
 import torch
 
 from nonlin.kernels import ops as _ops  # noqa: F401  (registers torch.ops.nonlin.*)
-from nonlin.kernels import state
 from nonlin.spec import Kind, Spec
-
-# CPU entries where benchmarks/kernels.py measured the fused forward+backward faster than eager at
-# LLM-MLP-like sizes (all of them did, by 2-10x; see docs/kernels.md), and the size from which it pays:
-# below it, the custom op's fixed cost (~30 us) and a first-call compile are not worth it.
-CPU_AUTO_MIN_NUMEL = 1 << 20
 
 _WARNED: set[str] = set()
 
@@ -65,40 +59,20 @@ def _packed_base(g: torch.Tensor, v: torch.Tensor) -> torch.Tensor | None:
     return base if ok else None
 
 
-def _auto_wants(spec: Spec, main: tuple[torch.Tensor, ...]) -> bool:
-    dev = main[0].device
-    if dev.type == "cuda":
-        return state.triton_available()
-    if dev.type != "cpu":
-        return False
-    if torch.compiler.is_compiling():
-        return False  # inductor is already fusing the eager formula into the caller's graph
+def compile_available() -> bool:
+    """Whether the CPU fused path runs compiled (inductor works here)."""
     from nonlin.kernels import cpu
 
-    return cpu.compile_available() and main[0].numel() >= CPU_AUTO_MIN_NUMEL
+    return cpu.compile_available()
 
 
-def maybe_fused(
-    spec: Spec,
-    body,
-    main: tuple[torch.Tensor, ...],
-    extra: tuple[torch.Tensor, ...],
-    params: Mapping[str, Any],
-) -> torch.Tensor | None:
-    m = state.mode()
-    if m == "eager":
-        return None
+def fusable(spec: Spec, main: tuple[torch.Tensor, ...], params: Mapping[str, Any], warn: bool) -> bool:
+    """Whether the fused path can take this call; with `warn`, say once per entry why not."""
     why = _why_not(spec, main, params)
-    if why is not None:
-        if m == "fused" and spec.name not in _WARNED:
-            _WARNED.add(spec.name)
-            warnings.warn(f"nonlin: {spec.name} runs eagerly: {why}", RuntimeWarning, stacklevel=4)
-        return None
-    if m == "auto" and not _auto_wants(spec, main):
-        return None
-    if main[0].device.type not in ("cpu", "cuda"):
-        return None
-    return call(spec, body, main, extra, params)
+    if why is not None and warn and spec.name not in _WARNED:
+        _WARNED.add(spec.name)
+        warnings.warn(f"nonlin: {spec.name} runs eagerly: {why}", RuntimeWarning, stacklevel=6)
+    return why is None
 
 
 def call(spec: Spec, body, main, extra, params) -> torch.Tensor:

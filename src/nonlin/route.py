@@ -1,0 +1,276 @@
+"""Routes: one place decides how a call runs (functional -> route -> one implementation).
+
+A pointwise or gated call runs one of three ways:
+- ``"torch"``: torch's own op, called directly (no float64 round trip, no autograd.Function), where the
+  accuracy checker measured it to meet nonlin's goals for that dtype and pass on every CPU ISA torch picks;
+- ``"fused"``: nonlin's fused kernels (`nonlin.kernels`: inductor-compiled on CPU, Triton on CUDA), one loop
+  per pass, only the inputs saved;
+- ``"eager"``: the float64 path of `nonlin.autograd`, correctly rounded.
+
+The table has a row per (entry, dtype, device, pass, size class), generated from the catalog: a new entry gets
+rows automatically (the fused path where it pays, the eager path elsewhere) and `NATIVE` overrides them with
+torch's op where it was measured to be within the goals. Pass is ``"forward"`` when autograd records nothing
+(inference, ``torch.no_grad``, inputs that do not require grad) and ``"train"`` when it records the call, so
+that an op whose backward misses the goals (torch.tanh's 1 - tanh^2 cancels) serves inference only. Size
+class is ``"small"`` below `LARGE_NUMEL` elements and ``"large"`` from it.
+
+`nonlin.use` overrides the table: ``"eager"`` runs the eager path everywhere, ``"fused"`` the fused path
+where the entry can be fused. autograd, kernels and the torch ops are leaves below this module and never
+import it; `nonlin check` (which records the route it measured, `recording`) and benchmarks/kernels.py read
+this table, so what is measured is what users run. tests/test_routes.py re-measures every torch row.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import torch
+
+from nonlin.autograd import apply as eager_apply
+from nonlin.kernels import dispatch, state
+from nonlin.registry import names
+from nonlin.registry import spec as get_spec
+from nonlin.spec import Kind, Spec
+
+Route = Literal["torch", "fused", "eager"]
+Pass = Literal["forward", "train"]
+Size = Literal["small", "large"]
+
+DTYPES = ("float32", "bfloat16", "float16", "float64")
+DEVICES = ("cpu", "cuda")
+PASSES: tuple[Pass, ...] = ("forward", "train")
+SIZES: tuple[Size, ...] = ("small", "large")
+
+# From this many elements the CPU fused path pays for its fixed cost (custom op dispatch, ~30 us) and its
+# first-call compile; below it the eager path runs (benchmarks/kernels.py measures both).
+LARGE_NUMEL = 1 << 20
+
+_ALL = frozenset(DTYPES)
+_LOW = frozenset({"float32", "bfloat16", "float16"})
+_HALVES = frozenset({"bfloat16", "float16"})
+
+
+@dataclass(frozen=True)
+class Native:
+    """Where torch's own op (the entry's `spec.torch_equivalent`) meets nonlin's goals, by pass.
+
+    `forward`: dtypes where its forward does (inference); `train`: dtypes where its forward and its
+    backward do. Measured at the entry's default parameters (a parameter torch rounds to the input dtype,
+    such as leaky_relu's slope, changes the bits), so other parameters keep the table's other routes.
+    `exact`: the op is exact comparisons and at most one rounding (no libm call), so its bits are the same
+    on every ISA and device; the others are measured on CPU only.
+    """
+
+    train: frozenset[str]
+    forward: frozenset[str] = frozenset()
+    exact: bool = False
+
+    def dtypes(self, pass_: Pass) -> frozenset[str]:
+        return self.train | (self.forward if pass_ == "forward" else frozenset())
+
+
+# Measured with `nonlin check NAME --impl torch` (bf16/fp16 exhaustive, float32 sampled) under
+# ATEN_CPU_CAPABILITY=default, avx2 and avx512 on torch 2.13 (docs/kernels.md, "Routes"): a row is listed
+# only where every ISA met the goals with margin (float32 forward <= 1.5 ULP, backward <= 3; halves correctly
+# rounded >= 99.9% and <= 1 ULP in both passes; no non-finite mismatch). tests/test_routes.py re-measures
+# every row on a sample, each run. Misses that keep an entry off the torch route, measured:
+# selu float32 forward 1.70 ULP (scalar ISA), tanh/erf backward (1 - tanh^2 cancels: 1.7e7 ULP float32,
+# 256 bf16), hardswish (53 non-finite float32 forward, 8.4e6 ULP backward), gelu/silu/sigmoid/mish/swiglu
+# and the other x*g(x) units (left tail flushed to 0: up to 1.7e7 ULP float32, 250 bf16), softplus and
+# log_sigmoid (inf/NaN where finite), softsign (1.3 ULP bf16), relu_pow (0.98 ULP bf16, 88% correctly
+# rounded), rrelu (98% bf16 correctly rounded: its slope is the double 11/48), erf in bf16/fp16 (255 / 4.9
+# ULP forward under avx2, where ATen vectorizes the half-type erf; 0.5 under the scalar ISA).
+NATIVE: Mapping[str, Native] = {
+    "relu": Native(train=_ALL, exact=True),
+    "relu6": Native(train=_ALL, exact=True),
+    "hardtanh": Native(train=_ALL, exact=True),
+    "hardshrink": Native(train=_ALL, exact=True),
+    "soft_threshold": Native(train=_ALL, exact=True),
+    "relu2": Native(train=_ALL, exact=True),
+    "quadratic": Native(train=_ALL, exact=True),
+    "bilinear": Native(train=_ALL, exact=True),
+    "reglu": Native(train=_ALL, exact=True),
+    "leaky_relu": Native(train=_LOW, exact=True),
+    "hardsigmoid": Native(train=_LOW),
+    "elu": Native(train=_LOW),
+    "celu": Native(train=_LOW),
+    "selu": Native(train=_HALVES),
+    "sin": Native(train=_LOW),
+    "tanh": Native(train=frozenset(), forward=_LOW),
+    "erf": Native(train=frozenset(), forward=frozenset({"float32"})),
+    "sigmoid": Native(train=frozenset(), forward=frozenset({"float16"})),
+}
+
+_DTYPE_NAME = {torch.float32: "float32", torch.bfloat16: "bfloat16", torch.float16: "float16", torch.float64: "float64"}
+_PINNED: dict[str, str] = {}  # size class forced by `pinned` (the accuracy checker measures both)
+_RECORD: list[list[tuple[str, str, str, str, str, str]]] = []
+
+
+_TABLE: dict[tuple[str, str, str, str, str], Route] = {}  # rows built so far (plain dicts: dynamo traces them)
+_DEFAULTS: dict[str, dict[str, Any]] = {}
+_BY_CALL: dict[tuple[str, torch.dtype, str, str, str], Route] = {}
+
+
+def table_route(name: str, dtype: str, device: str, pass_: Pass, size: Size) -> Route:
+    """The route of one row of the table (mode "auto", default parameters)."""
+    key = (name, dtype, device, pass_, size)
+    r = _TABLE.get(key)
+    if r is None:
+        r = _TABLE[key] = _build_row(name, dtype, device, pass_, size)
+    return r
+
+
+def _build_row(name: str, dtype: str, device: str, pass_: Pass, size: Size) -> Route:
+    s = get_spec(name)
+    native = NATIVE.get(name)
+    if (
+        native is not None
+        and s.torch_equivalent is not None
+        and dtype in native.dtypes(pass_)
+        and (device == "cpu" or native.exact)
+    ):
+        return "torch"
+    if s.kind not in (Kind.POINTWISE, Kind.GATED):
+        return "eager"
+    if device == "cuda":
+        return "fused"
+    return "fused" if size == "large" else "eager"
+
+
+@dataclass(frozen=True)
+class Row:
+    entry: str
+    dtype: str
+    device: str
+    pass_: str
+    size: str
+    route: str
+
+
+def table(entries: list[str] | None = None) -> list[Row]:
+    """Every row of the route table for `entries` (default: the whole catalog, pointwise and gated)."""
+    entries = entries or [n for n in names() if get_spec(n).kind is not Kind.NORMALIZER]
+    return [
+        Row(e, d, dev, p, z, table_route(e, d, dev, p, z))
+        for e in entries
+        for d in DTYPES
+        for dev in DEVICES
+        for p in PASSES
+        for z in SIZES
+    ]
+
+
+def _defaults(name: str) -> dict[str, Any]:
+    d = _DEFAULTS.get(name)
+    if d is None:
+        d = _DEFAULTS[name] = get_spec(name).defaults()
+    return d
+
+
+def _pass(main: tuple[torch.Tensor, ...], extra: tuple[torch.Tensor, ...]) -> Pass:
+    if torch.is_grad_enabled() and (any(t.requires_grad for t in main) or any(t.requires_grad for t in extra)):
+        return "train"
+    return "forward"
+
+
+def _size(x: torch.Tensor) -> Size:
+    pinned = _PINNED.get("size")
+    if pinned is not None:
+        return pinned  # type: ignore[return-value]
+    return "large" if x.numel() >= LARGE_NUMEL else "small"
+
+
+def choose(
+    s: Spec,
+    body,
+    main: tuple[torch.Tensor, ...],
+    extra: tuple[torch.Tensor, ...],
+    params: Mapping[str, Any],
+) -> Route:
+    """The route of one call: the table's row for its (entry, dtype, device, pass, size class), unless
+    `nonlin.use` overrides it, the call's parameters or inputs are not what the row was measured for, or the
+    fused path cannot run here."""
+    m = state.mode()
+    if m == "eager":
+        return "eager"
+    x = main[0]
+    dev = x.device.type
+    if m == "fused":
+        return "fused" if dev in DEVICES and dispatch.fusable(s, main, params, warn=True) else "eager"
+    if dev not in DEVICES:
+        return "eager"
+    # One dict lookup per call on the row (this runs on every call of a torch row: keep it cheap).
+    key = (s.name, x.dtype, dev, _pass(main, extra), _size(x))
+    r = _BY_CALL.get(key)
+    if r is None:
+        r = _BY_CALL[key] = table_route(s.name, _DTYPE_NAME[x.dtype], dev, key[3], key[4])
+    if r == "torch":
+        if not extra and body is s.forward and (not params or params == _defaults(s.name)):
+            return "torch"
+        r = _fallback(dev, key[4])
+    if r == "fused":
+        if dev == "cuda" and not state.triton_available():
+            return "eager"
+        if dev == "cpu" and (torch.compiler.is_compiling() or not dispatch.compile_available()):
+            # Under torch.compile inductor already fuses the eager formula into the caller's graph.
+            return "eager"
+        if not dispatch.fusable(s, main, params, warn=False):
+            return "eager"
+    return r
+
+
+def _fallback(dev: str, size: Size) -> Route:
+    """The route a torch row's entry takes when the call is not the one measured (other parameters)."""
+    return "fused" if dev == "cuda" or size == "large" else "eager"
+
+
+def run(
+    s: Spec,
+    body,
+    derivative,
+    main: tuple[torch.Tensor, ...],
+    extra: tuple[torch.Tensor, ...] = (),
+    params: Mapping[str, Any] | None = None,
+) -> torch.Tensor:
+    """Evaluate a pointwise or gated entry on checked inputs by the route `choose` picks."""
+    params = params or {}
+    r = choose(s, body, main, extra, params)
+    if _RECORD:
+        x = main[0]
+        _RECORD[-1].append((s.name, _DTYPE_NAME[x.dtype], x.device.type, _pass(main, extra), _size(x), r))
+    if r == "torch":
+        return s.torch_equivalent(*main)
+    if r == "fused":
+        return dispatch.call(s, body, main, extra, params)
+    return eager_apply(s, body, derivative, main, extra, params)
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[list[tuple[str, str, str, str, str, str]]]:
+    """Collect (entry, dtype, device, pass, size class, route) of every call made inside the block."""
+    taken: list[tuple[str, str, str, str, str, str]] = []
+    _RECORD.append(taken)
+    try:
+        yield taken
+    finally:
+        _RECORD.remove(taken)
+
+
+@contextlib.contextmanager
+def pinned(size: Size) -> Iterator[None]:
+    """Treat every call inside the block as of size class `size` (the accuracy checker measures the route of
+    each size class on the same inputs)."""
+    if size not in SIZES:
+        raise ValueError(f"size={size!r} is not one of {', '.join(map(repr, SIZES))}")
+    previous = _PINNED.get("size")
+    _PINNED["size"] = size
+    try:
+        yield
+    finally:
+        if previous is None:
+            _PINNED.pop("size", None)
+        else:
+            _PINNED["size"] = previous

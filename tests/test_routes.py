@@ -1,0 +1,152 @@
+"""nonlin.route: the table covers the catalog, every torch row meets the goals it is listed for (measured by the
+accuracy checker, on this machine's ISA), and calls go where the table says. The default path's goals at both
+size classes: tests/accuracy/test_check.py."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import nonlin
+from nonlin import route
+from nonlin.accuracy import check
+from nonlin.kernels import use
+from nonlin.registry import names
+from nonlin.spec import Kind
+
+F = nonlin.functional
+
+# A torch row is taken only with margin below the goals (float32 forward 2, backward 4 ULP): the bits of a
+# libm call change with the ISA (ATEN_CPU_CAPABILITY), and the sample here is smaller than `nonlin check`'s.
+F32_FORWARD, F32_BACKWARD, HALF_MAX, HALF_CR = 1.5, 3.0, 1.0, 0.999
+
+# (entry, dtype, pass) of every torch row the checker can measure (float64 rows are exact ops only); a train
+# row's measurement covers its forward row.
+NATIVE_ROWS = [
+    (n, d, p)
+    for n, nat in route.NATIVE.items()
+    for p, dtypes in (("train", nat.train), ("forward", nat.forward - nat.train))
+    for d in sorted(dtypes - {"float64"})
+]
+
+
+def test_table_covers_every_pointwise_and_gated_entry():
+    rows = route.table()
+    fused_kinds = {n for n in names() if nonlin.spec(n).kind is not Kind.NORMALIZER}
+    assert {r.entry for r in rows} == fused_kinds
+    per_entry = len(route.DTYPES) * len(route.DEVICES) * len(route.PASSES) * len(route.SIZES)
+    assert len(rows) == per_entry * len(fused_kinds)
+    assert {r.route for r in rows} <= {"torch", "fused", "eager"}
+
+
+@pytest.mark.parametrize("name", sorted(route.NATIVE))
+def test_torch_rows_name_a_catalog_entry_with_a_torch_op(name):
+    s = nonlin.spec(name)
+    assert s.name == name and s.torch_equivalent is not None
+    assert route.NATIVE[name].train | route.NATIVE[name].forward
+
+
+def _limits_met(rep, dtype: str) -> list[str]:
+    bad = []
+    for k, st in rep.outputs(dtype).items():
+        where = f"{rep.name} {dtype} {k} ({rep.routes[dtype][k]})"
+        if st.nonfinite_total:
+            bad.append(f"{where}: {st.nonfinite_total} non-finite mismatches")
+        if dtype == "float32":
+            limit = F32_FORWARD if k.startswith("forward") else F32_BACKWARD
+            if st.max_ulp > limit:
+                bad.append(f"{where}: {st.max_ulp:.3g} ULP > {limit}")
+        else:
+            if st.max_ulp > HALF_MAX:
+                bad.append(f"{where}: {st.max_ulp:.3g} ULP > {HALF_MAX}")
+            if st.correctly_rounded < HALF_CR:
+                bad.append(f"{where}: {100 * st.correctly_rounded:.3f}% correctly rounded")
+    return bad
+
+
+@pytest.mark.parametrize(("name", "dtype", "pass_"), NATIVE_ROWS)
+def test_every_torch_row_meets_the_goals_with_margin(name, dtype, pass_):
+    """What the default path runs for a torch row (recorded by the checker) is torch's op, and it meets the
+    goals: the forward as inference runs it, and for a train row the forward and gradients as training runs
+    them."""
+    rep = check(name, dtypes=(dtype,), backward=pass_ == "train", size=1 << 14, half_size=1 << 14)
+    taken = rep.routes[dtype]
+    if pass_ == "forward":
+        assert taken["forward"].startswith("torch/"), taken
+    else:
+        assert all(r.startswith("torch/") for r in taken.values()), taken
+    assert not _limits_met(rep, dtype)
+
+
+def test_calls_go_where_the_table_says():
+    x = torch.randn(64, requires_grad=True)
+    with route.recording() as taken:
+        F.relu(x)
+        F.tanh(x)
+        with torch.no_grad():
+            F.tanh(x)
+        F.leaky_relu(x, alpha=0.2)  # not the measured parameter: the table's other route
+        F.gelu(x)
+        with use("eager"):
+            F.relu(x)
+        with route.pinned("large"), use("fused", backend="python"):
+            F.relu(x)
+    assert [(t[0], t[3], t[5]) for t in taken] == [
+        ("relu", "train", "torch"),
+        ("tanh", "train", "eager"),
+        ("tanh", "forward", "torch"),
+        ("leaky_relu", "train", "eager"),
+        ("gelu", "train", "eager"),
+        ("relu", "train", "eager"),
+        ("relu", "train", "fused"),
+    ]
+
+
+@pytest.mark.parametrize("name", sorted(route.NATIVE))
+def test_torch_route_is_torchs_op_bit_for_bit(name):
+    s = nonlin.spec(name)
+    gen = torch.Generator().manual_seed(0)
+    shape = (4, 6) if s.kind is Kind.GATED else (24,)
+    dtypes = route.NATIVE[name].dtypes("forward")
+    dtype = getattr(torch, "float32" if "float32" in dtypes else sorted(dtypes)[0])
+    x = (torch.randn(shape, generator=gen) * 3).to(dtype).requires_grad_()
+    inputs = (x,) if s.kind is Kind.POINTWISE else tuple(x.chunk(2, dim=-1))
+    ref_inputs = tuple(t.detach().clone().requires_grad_() for t in inputs)
+    with torch.no_grad(), route.recording() as taken:
+        y = nonlin.functional.function(name)(x)
+    assert taken[0][5] == "torch"
+    if s.kind is Kind.GATED:
+        ref = s.torch_equivalent(*(t.detach() for t in ref_inputs))
+    else:
+        ref = s.torch_equivalent(ref_inputs[0].detach())
+    torch.testing.assert_close(y, ref, rtol=0, atol=0)
+
+
+def test_saved_for_backward_no_more_than_the_inputs():
+    """torch rows keep torch's own saving (the input or the output), never more."""
+    seen: dict[int, int] = {}
+
+    def pack(t):
+        seen[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
+        return t
+
+    x = torch.randn(1000, requires_grad=True)
+    for name in sorted(route.NATIVE):
+        if "float32" not in route.NATIVE[name].train or nonlin.spec(name).kind is Kind.GATED:
+            continue
+        seen.clear()
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            y = nonlin.functional.function(name)(x)
+        assert sum(seen.values()) <= x.untyped_storage().nbytes() + y.untyped_storage().nbytes(), name
+        assert len(seen) <= 1, name
+
+
+def test_torch_rows_trace_under_torch_compile():
+    """A user's compiled model: the torch rows are torch's op in the graph (no graph break, same numbers)."""
+
+    def model(x):
+        return F.relu(x) + F.hardtanh(x) * F.elu(x)
+
+    x = torch.randn(256)
+    compiled = torch.compile(model, fullgraph=True, backend="eager")
+    torch.testing.assert_close(compiled(x), model(x), rtol=0, atol=0)
