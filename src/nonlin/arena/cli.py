@@ -127,9 +127,10 @@ def _arena(args: argparse.Namespace) -> int:
     specs, skipped = sweep.plan()
     for task, act, reason in skipped:
         console.print(f"[yellow]skipped[/yellow] {task} x {act}: {reason}")
+    grid = f"lr grid {' '.join(map(str, sweep.lr_grid))}" if sweep.tune else "each task's own lr"
     console.print(
         f"arena: {len(specs)} runs planned ({len(sweep.acts)} nonlinearities, {len(sweep.tasks)} tasks, "
-        f"{len(sweep.seeds)} seeds) -> {db_path(out)}"
+        f"{len(sweep.seeds)} seeds, {grid}) -> {db_path(out)}"
     )
     t0 = time.perf_counter()
     try:

@@ -9,7 +9,9 @@ Rules (the report states them):
   among the lrs where every seed finished ok (if none did, the one with most ok seeds); a task without a
   validation split is chosen on the final training loss. The test metric is then read at that lr only.
 - **learned**: a run learned when its test metric beats the task's threshold: the best trivial baseline
-  moved ``learn_margin`` (default 10%) of the way to a perfect score (`tasks.base.learned_threshold`).
+  moved ``learn_margin`` (default 10%) of the way to a perfect score (`tasks.base.learned_threshold`),
+  from the baselines stored with the run and the bundled task's margin as this nonlin declares it (a
+  custom task: the threshold stored with the run).
   Diverged and failed runs did not learn. An entry is ranked only when every seed at its lr learned; the
   others are listed below the ranked ones as *did not learn*, without a rank.
 - **uncertainty**: 95% t interval of the mean over seeds (one seed: "1 seed", no interval).
@@ -32,7 +34,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from nonlin.arena.tasks.base import beats
+from nonlin.arena.tasks.base import beats, learned_threshold
 
 ALPHA = 0.05
 SPIKE_RATIO = 10.0
@@ -179,6 +181,19 @@ def holm(pvalues: dict[Any, float], alpha: float = ALPHA) -> set[Any]:
     return rejected
 
 
+def _with_threshold(r: dict[str, Any]) -> dict[str, Any]:
+    """The run with the threshold of the bundled task's current declaration (custom tasks: as stored)."""
+    from nonlin.arena.tasks import make_task
+
+    try:
+        task = make_task(r["task"])
+    except ValueError:
+        return r
+    if r.get("baselines") is None or task.goal != r["goal"]:
+        return r
+    return {**r, "threshold": learned_threshold(r["baselines"], task.goal, task.best_possible(), task.learn_margin)}
+
+
 def _choose_lr(points: list[LrPoint], goal: str) -> tuple[LrPoint, str]:
     if len(points) == 1:
         return points[0], "only lr"
@@ -320,7 +335,7 @@ def leaderboards(runs: list[dict[str, Any]]) -> dict[str, list[Entry]]:
     """leaderboard label -> entries, ranked (see the module docstring)."""
     grouped: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     for r in runs:
-        grouped[r.get("board") or r["task_label"]][r["act"]].append(r)
+        grouped[r.get("board") or r["task_label"]][r["act"]].append(_with_threshold(r))
     boards = {}
     for board in sorted(grouped):
         entries = [_entry(board, act, rs) for act, rs in grouped[board].items()]

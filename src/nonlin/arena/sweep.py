@@ -41,6 +41,8 @@ from nonlin.arena.store import Store, db_path
 from nonlin.arena.tasks import Task, make_task, task_names
 
 DEFAULT_ACTS = ("relu", "gelu", "silu", "swiglu", "shifted_relu", "clipped_shifted_relu", "snake")
+# Every bundled task but py_lm, whose runs take minutes each (run it by name: --task py_lm).
+DEFAULT_TASKS = ("digits", "breast_cancer", "wine", "sparsity", "deep_mlp", "periodic")
 DEFAULT_SEEDS = 3
 DEFAULT_OUT = "nonlin-out/arena"
 DEFAULT_LR_GRID = ("x0.25", "x0.5", "x1", "x2")  # factors of each task's own lr (log-spaced, factor 2)
@@ -126,7 +128,7 @@ def _seeds(seeds: int | Iterable[int]) -> list[int]:
 
 def _tasks(tasks: Any) -> list[Task]:
     if tasks is None:
-        return [make_task(n) for n in task_names()]
+        return [make_task(n) for n in DEFAULT_TASKS]
     if isinstance(tasks, (str, Task)):
         tasks = [tasks]
     out = [make_task(t) for t in tasks]
@@ -150,7 +152,7 @@ class Sweep:
 
     acts: catalog names (``"shifted_relu:tau=0.5"``), ``(name, params)`` pairs, callables, or a
     ``{name: callable}`` dict. tasks: bundled task names (``"digits:steps=50"``) or Task instances; None =
-    every bundled task. seeds: a count (seeds 0..n-1) or a list. out: the results folder (``arena.sqlite``
+    ``DEFAULT_TASKS`` (every bundled task but py_lm). seeds: a count (seeds 0..n-1) or a list. out: the results folder (``arena.sqlite``
     and the report go there). workers: runs at once (local: processes, 0 = in this process; default the
     CPU count). backend: "local" or "ray" (address: "auto" for a running cluster). lr_grid: see
     `parse_lr_grid`; tune=False: each task's own lr only. budget: a factor on every task's steps.
@@ -428,4 +430,14 @@ def sweep(acts: Any = DEFAULT_ACTS, tasks: Any = None, seeds: Any = DEFAULT_SEED
     return Sweep(acts, tasks, seeds, out, **kw).run()
 
 
-__all__ = ["DEFAULT_ACTS", "DEFAULT_OUT", "DEFAULT_SEEDS", "Sweep", "SweepOutcome", "sweep"]
+__all__ = [
+    "DEFAULT_ACTS",
+    "DEFAULT_LR_GRID",
+    "DEFAULT_OUT",
+    "DEFAULT_SEEDS",
+    "DEFAULT_TASKS",
+    "Sweep",
+    "SweepOutcome",
+    "parse_lr_grid",
+    "sweep",
+]

@@ -177,7 +177,9 @@ class PyLM(Task):
     kinds: ClassVar[tuple[str, ...]] = ("pointwise", "gated", "normalizer")
     cost: ClassVar[float] = 60.0
     budget_fields: ClassVar[tuple[str, ...]] = ("steps", "eval_every", "warmup")
-    learn_margin: ClassVar[float] = 0.1
+    # Learned: at least 5% of the bigram model's bits below it (bits per byte have no ceiling to close a
+    # share of: 5% of the gap to a perfect 0 is 0.18 bits on this corpus, beyond the seed noise).
+    learn_margin: ClassVar[float] = 0.05
     description: ClassVar[str] = (
         "byte-level transformer LM on the Python standard library's own source files (held-out files): "
         "held-out bits per byte"
