@@ -16,6 +16,7 @@ def sweep(out, log, **kw):
         seeds=2,
         out=out,
         progress=False,
+        lr_grid=("x1", "x2"),  # wine at two lrs, the logged task (no lr) at one
         **kw,
     )
 
@@ -23,8 +24,18 @@ def sweep(out, log, **kw):
 def numbers(out) -> dict[str, tuple]:
     with Store(out, create=False) as s:
         runs, curves = s.runs(), s.curves()
+    # every number but the clocks (the train_s series: training seconds at each evaluation)
     return {
-        r["run_id"]: (r["status"], r["final_metric"], r["best_metric"], r["extras"], curves[r["run_id"]]) for r in runs
+        r["run_id"]: (
+            r["status"],
+            r["final_metric"],
+            r["best_metric"],
+            r["val_metric"],
+            r["baselines"],
+            r["extras"],
+            {k: v for k, v in curves[r["run_id"]].items() if k != "train_s"},
+        )
+        for r in runs
     }
 
 
@@ -42,7 +53,7 @@ def reference(tmp_path_factory, log):
 
 def test_local_worker_processes_match_in_process(reference, log, tmp_path):
     outcome = sweep(tmp_path, log, workers=2).run()
-    assert len(outcome.executed) == 8 and outcome.counts["ok"] == 8
+    assert len(outcome.executed) == 12 and outcome.counts["ok"] == 12
     assert {r.pid for r in outcome.executed}.isdisjoint({__import__("os").getpid()})  # ran in workers
     assert numbers(tmp_path) == reference
 
@@ -52,7 +63,7 @@ def test_ray_matches_local(reference, log, tmp_path):
     ray.init(num_cpus=2, include_dashboard=False, logging_level="error")
     try:
         outcome = sweep(tmp_path, log, backend="ray").run()
-        assert outcome.counts["ok"] == 8
+        assert outcome.counts["ok"] == 12
         with Store(tmp_path, create=False) as s:
             assert {r["backend"] for r in s.runs()} == {"ray"}
         assert numbers(tmp_path) == reference

@@ -21,7 +21,7 @@ TASKS = ["wine:steps=10", "sparsity:steps=10,hidden=32x32,eval_every=5", "period
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     out = tmp_path_factory.mktemp("arena")
-    Sweep(ACTS, TASKS, seeds=2, out=out, workers=0, progress=False).run()
+    Sweep(ACTS, TASKS, seeds=2, out=out, workers=0, progress=False, lr_grid=("x1", "x2")).run()
     return out
 
 
@@ -43,8 +43,16 @@ def test_report_files_and_content(report):
     for key, p in paths.items():
         if key.startswith("png:"):
             assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    # leaderboard rows carry mean ± spread over 2 seeds
-    assert re.search(r"\| 1 \| \w+ \| [\d.e-]+ ± [\d.e-]+ \| [\d.e-]+ \| 2 \|", md)
+    # leaderboard rows: rank or tie group, the mean with its 95% interval over 2 seeds, the median, the lr
+    assert re.search(r"\| (1|tied 1-\d) \| \w+ \| [\d.e-]+ \[[\d.e-]+, [\d.e-]+\] \| [\d.e-]+ \| [\d.e-]+", md)
+    assert "± 0" not in md and "images decoded" not in page
+    # every leaderboard has its baselines and threshold beside the metric, and its lr curve
+    for task in ("wine", "sparsity", "periodic"):
+        (section,) = [part for part in md.split("\n## ") if part.startswith(task + ":")]
+        assert "| baseline |" in section and "| threshold |" in section and "lr curve" in section
+    assert "| baseline | majority |" in md and "| baseline | predict_zero |" in md
+    assert "did not learn (chosen lr)" in md  # the summary's per-nonlinearity count
+    assert page.count("sparsity over training") <= 1 and md.count("![sparsity]") == 1
 
 
 def test_leaderboard_order_and_spread_match_the_stored_runs(results):
@@ -53,14 +61,19 @@ def test_leaderboard_order_and_spread_match_the_stored_runs(results):
     with Store(results, create=False) as s:
         runs = s.runs()
     boards = leaderboards(runs)
-    periodic = boards["periodic:steps=10"]
-    means = [e.mean for e in periodic]
-    assert means == sorted(means)  # extrapolation MSE: lower is better
+    for entries in boards.values():
+        learned = [e.learned for e in entries]
+        assert learned == sorted(learned, reverse=True)  # no entry that did not learn above one that did
+        for group in (True, False):
+            means = [e.mean for e in entries if e.learned is group and e.values]
+            assert means == sorted(means, reverse=entries[0].goal == "max")
     wine = boards["wine:steps=10"]
-    assert [e.mean for e in wine] == sorted((e.mean for e in wine), reverse=True)
     relu = next(e for e in wine if e.act == "relu")
-    values = sorted(r["final_metric"] for r in runs if r["act"] == "relu" and r["task"] == "wine")
+    values = sorted(
+        r["final_metric"] for r in runs if r["act"] == "relu" and r["task"] == "wine" and r["lr"] == relu.chosen_lr
+    )
     assert sorted(relu.values) == values and len(values) == 2
+    assert {p.lr for p in relu.lr_curve} == {r["lr"] for r in runs if r["task"] == "wine"}
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -108,6 +121,9 @@ def test_cli_sweep_report_and_compare(results, tmp_path, capsys):
         "wine:steps=5",
         "--seeds",
         "2",
+        "--lr-grid",
+        "x1",
+        "x2",
         "--out",
         str(out),
         "--workers",
@@ -120,7 +136,7 @@ def test_cli_sweep_report_and_compare(results, tmp_path, capsys):
     assert "wine:steps=5" in printed and "relu" in printed and "silu" in printed
     assert main(argv) == 0  # everything stored already: nothing runs again
     printed = capsys.readouterr().out
-    assert "0 runs in" in printed and "4 already stored" in printed
+    assert "0 runs in" in printed and "8 already stored" in printed
     assert main(["arena", "report", str(out)]) == 0
     assert (out / "report.html").exists() and (out / "report.md").exists()
 

@@ -147,6 +147,7 @@ def test_diverging_configuration_is_recorded_not_raised(tmp_path):
         out=tmp_path,
         workers=0,
         progress=False,
+        tune=False,
     ).run()
     assert outcome.counts == {"ok": 1, "diverged": 1, "failed": 0}
     with Store(tmp_path, create=False) as s:
@@ -180,7 +181,50 @@ def test_failed_run_is_recorded_and_retried_only_on_request(tmp_path):
 
 
 def test_plan_skips_pairs_a_task_cannot_run(tmp_path):
-    sweep = Sweep(["relu", "softmax"], ["digits", "char_lm"], seeds=2, out=tmp_path, progress=False)
+    sweep = Sweep(["relu", "softmax"], ["digits", "py_lm"], seeds=2, out=tmp_path, progress=False, tune=False)
     specs, skipped = sweep.plan()
-    assert len(specs) == 6  # relu on both, softmax (a normalizer) only in char_lm's attention
+    assert len(specs) == 6  # relu on both, softmax (a normalizer) only in py_lm's attention
     assert skipped == [("digits", "softmax", skipped[0][2])] and "normalizer" in skipped[0][2]
+
+
+def test_plan_runs_every_seed_at_every_lr_of_the_grid(tmp_path):
+    sweep = Sweep(["relu"], ["digits:lr=0.004", LoggedTask(log="x")], seeds=2, out=tmp_path, progress=False)
+    specs, _ = sweep.plan()
+    digits = sorted({s.task.lr for s in specs if s.task.name == "digits"})
+    assert digits == [0.001, 0.002, 0.004, 0.008]  # x0.25 .. x2 of the task's lr
+    assert len(specs) == 4 * 2 + 2  # LoggedTask has no lr: not tuned
+    assert {s.task.label(without=("lr",)) for s in specs if s.task.name == "digits"} == {"digits"}
+    grid = Sweep(["relu"], ["digits"], lr_grid="1e-3, x2", out=tmp_path, progress=False).plan()[0]
+    assert sorted({s.task.lr for s in grid}) == [0.001, 0.006]
+    budget = Sweep(["relu"], ["digits"], budget=0.5, tune=False, out=tmp_path, progress=False).plan()[0]
+    assert {(s.task.steps, s.task.eval_every) for s in budget} == {(100, 12)}
+
+
+def test_lr_grid_and_budget_errors(tmp_path):
+    with pytest.raises(ValueError, match="neither a factor"):
+        Sweep(["relu"], ["digits"], lr_grid=["fast"], out=tmp_path)
+    with pytest.raises(ValueError, match="positive and finite"):
+        Sweep(["relu"], ["digits"], lr_grid=["x0"], out=tmp_path)
+    with pytest.raises(ValueError, match="budget must be a positive number"):
+        Sweep(["relu"], ["digits"], budget=0, out=tmp_path)
+
+
+def test_metric_hook_is_stored_and_reported(tmp_path):
+    from nonlin.arena.metrics import RunMetric
+    from nonlin.arena.report import build_report
+
+    def margin(model, problem):
+        x, y = problem.held_out
+        logits = model(x)
+        return float(logits.gather(1, y[:, None]).mean())
+
+    def broken(model, problem):
+        raise RuntimeError("nope")
+
+    hooks = [RunMetric("mean_logit", margin), RunMetric("broken", broken)]
+    Sweep(["relu"], ["wine:steps=5"], seeds=1, out=tmp_path, workers=0, progress=False, tune=False, metrics=hooks).run()
+    with Store(tmp_path, create=False) as s:
+        (run,) = s.runs()
+    assert run["status"] == "ok" and isinstance(run["metrics"]["mean_logit"], float)
+    assert run["metrics"]["broken"] is None and "metric broken failed: RuntimeError: nope" in run["error"]
+    assert "mean_logit" in build_report(tmp_path)["markdown"].read_text()

@@ -16,7 +16,7 @@ SMALL = {
     "sparsity": "sparsity:steps=30,hidden=64x64",
     "deep_mlp": "deep_mlp:steps=40",
     "periodic": "periodic:steps=60",
-    "char_lm": "char_lm:steps=25,d_model=32,d_ff=64,ctx=32,batch=8,layers=1",
+    "py_lm": "py_lm:steps=25,d_model=32,d_ff=64,ctx=32,batch=8,layers=1,warmup=5,eval_windows=16,eval_every=25",
 }
 
 
@@ -31,7 +31,7 @@ def test_task_trains_and_improves(name):
     task = make_task(SMALL[name])
     # The unit each task's claim is about where it matters (snake extrapolates a periodic signal; relu's
     # extrapolation error grows as it fits), relu elsewhere.
-    act = as_act({"char_lm": "swiglu", "periodic": "snake"}.get(name, "relu"))
+    act = as_act({"py_lm": "swiglu", "periodic": "snake"}.get(name, "relu"))
     r = execute(RunSpec(task, act, seed=0))
     assert r.status == "ok", r.error
     losses = [v for _, v in r.curves["loss"]]
@@ -47,7 +47,47 @@ def test_task_trains_and_improves(name):
     metric_curve = r.curves[task.metric]
     better = (max if task.goal == "max" else min)(metric_curve[-1][1], metric_curve[0][1])
     assert better == metric_curve[-1][1], f"{name}: held-out {task.metric} did not improve: {metric_curve}"
-    assert r.wall_s > 0 and r.throughput > 0 and r.peak_rss_bytes > 0
+    assert r.wall_s > 0 and r.throughput > 0 and r.peak_rss_bytes > 0 and r.warmup_s > 0
+    # every bundled task declares its trivial baselines and a validation split distinct from the test split
+    assert r.baselines and r.threshold is not None and r.val_metric is not None
+    assert r.val_metric != r.final_metric
+    assert [s for s, _ in r.curves["train_s"]] == [s for s, _ in metric_curve]
+
+
+def test_baselines_are_the_trivial_predictors_on_the_test_split():
+    from nonlin.arena.tasks.classification import class_baselines, split
+
+    x_train, y_train, x_val, _y_val, x_test, y_test = split("wine", 0, 0.25)
+    assert not set(map(tuple, x_test.tolist())) & set(map(tuple, x_val.tolist()))  # disjoint splits
+    assert len(x_train) + len(x_val) + len(x_test) == 178
+    b = class_baselines(y_train, y_test, 3)
+    majority = int(y_train.bincount().argmax())
+    assert b == {"chance": 1 / 3, "majority": float((y_test == majority).float().mean())}
+    r = execute(RunSpec(make_task("periodic:steps=5"), as_act("relu"), 0))
+    assert r.baselines["predict_zero"] == pytest.approx(0.545, abs=0.01)  # the target's mean square outside
+
+
+def test_lm_corpus_is_the_stdlib_source_split_by_file():
+    from nonlin.arena.tasks.lm import ngram_bits, stdlib_corpus, windows
+
+    c = stdlib_corpus()
+    assert len(c.train) > 5_000_000 and len(c.val) > 100_000 and len(c.test) > 100_000
+    assert c.info["python"] and len(c.info["file_list_sha1"]) == 12
+    w = windows(c.test, 64, 65)
+    b = ngram_bits(w[:, 1:], w[:, :-1])
+    assert b["uniform"] == 8.0 and 3.0 < b["bigram"] < b["unigram"] < 6.0  # Python source: ~4.8 and ~3.6 bits
+
+
+def test_gated_ffn_matches_the_ungated_parameter_count():
+    from nonlin.arena.tasks.lm import Transformer, ffn_width
+
+    def params(act):
+        a = as_act(act)
+        m = Transformer(256, 64, 64, 4, 2, ffn_width(256, a), a)
+        return sum(p.numel() for p in m.parameters())
+
+    relu, swiglu = params("relu"), params("swiglu")
+    assert abs(swiglu - relu) / relu < 0.01
 
 
 def test_same_seed_same_numbers_other_seed_other_numbers():

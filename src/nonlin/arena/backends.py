@@ -7,6 +7,7 @@ most `workers` runs in flight. It never touches the database: the driver writes 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 from collections.abc import Callable, Iterator, Sequence
@@ -44,12 +45,13 @@ def _init_worker() -> None:
 
     torch.set_num_threads(1)
     import nonlin.arena.tasks  # noqa: F401  (import cost paid once per worker, not in a run's wall time)
-    from nonlin.arena.tasks.char_lm import _encoded
     from nonlin.arena.tasks.classification import _dataset
+    from nonlin.arena.tasks.lm import _ngram_counts, stdlib_corpus
 
     for name in ("digits", "breast_cancer", "wine"):
         _dataset(name)
-    _encoded()
+    with contextlib.suppress(RuntimeError):  # no stdlib sources here: py_lm runs fail and say why
+        stdlib_corpus(), _ngram_counts()
     from nonlin.arena import integrations
 
     integrations.theory_module(), integrations.init_module(), integrations._watch()

@@ -14,8 +14,8 @@ from rich.table import Table
 from nonlin.arena.backends import WorkerDied
 from nonlin.arena.report import COLUMNS, _row, build_report
 from nonlin.arena.store import Store, db_path
-from nonlin.arena.summary import leaderboards
-from nonlin.arena.sweep import DEFAULT_ACTS, DEFAULT_OUT, DEFAULT_SEEDS, Sweep
+from nonlin.arena.summary import fmt, fmt_ci, leaderboards
+from nonlin.arena.sweep import DEFAULT_ACTS, DEFAULT_LR_GRID, DEFAULT_OUT, DEFAULT_SEEDS, Sweep
 from nonlin.arena.tasks import task_names
 
 # Leaderboards are wide: when the output is a file or a pipe, do not squeeze them into 80 columns.
@@ -36,6 +36,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--act", nargs="+", metavar="NAME", help="catalog names, with parameters as name:k=v,k=v")
     p.add_argument("--task", nargs="+", metavar="TASK", help=f"tasks ({', '.join(task_names())}), options as task:k=v")
     p.add_argument("--seeds", type=int, default=DEFAULT_SEEDS, help=f"seeds per pair (default {DEFAULT_SEEDS})")
+    p.add_argument(
+        "--lr-grid",
+        nargs="+",
+        metavar="LR",
+        default=None,
+        help="learning rates tried per (task, nonlinearity): xF = F times the task's lr, or an absolute lr "
+        f"(default {' '.join(DEFAULT_LR_GRID)}); chosen on the validation split",
+    )
+    p.add_argument("--no-tune", action="store_true", help="run each task at its own lr only (no lr grid)")
+    p.add_argument("--budget", type=float, default=1.0, help="factor on every task's steps (default 1)")
     p.add_argument("--out", default=None, help=f"results folder (default {DEFAULT_OUT})")
     p.add_argument("--resume", metavar="DIR", help="finish the sweep(s) stored in DIR (finished runs are kept)")
     p.add_argument("--retry-failed", action="store_true", help="also rerun runs stored as failed")
@@ -57,17 +67,21 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _print_boards(location: Path) -> None:
     with Store(location, create=False) as store:
         boards = leaderboards(store.runs())
-    keep = ("rank", "nonlinearity", "metric", "seeds", "diverged", "failed", "wall s", "sparsity", "dead units")
+    keep = ("rank", "nonlinearity", "metric [95% CI]", "median", "lr", "seeds", "did not learn", "outlier seeds")
     idx = [COLUMNS.index(c) for c in keep]
     for task, entries in boards.items():
         t = Table(
             title=f"{task}: {entries[0].metric_name} ({'higher' if entries[0].goal == 'max' else 'lower'} is better)"
         )
         for c in keep:
-            t.add_column(c, justify="left" if c == "nonlinearity" else "right")
-        for i, e in enumerate(entries):
-            row = _row(i + 1, e)
+            t.add_column(c, justify="left" if c in ("nonlinearity", "rank", "outlier seeds") else "right")
+        for e in entries:
+            row = _row(e)
             t.add_row(*(row[j] for j in idx))
+        for name, value in sorted(entries[0].baselines.items()):
+            t.add_row("baseline", name, fmt(value), *([""] * (len(keep) - 3)))
+        if entries[0].threshold is not None:
+            t.add_row("threshold", "learned beyond", fmt(entries[0].threshold), *([""] * (len(keep) - 3)))
         console.print(t)
 
 
@@ -89,8 +103,10 @@ def _arena(args: argparse.Namespace) -> int:
         retry_failed=args.retry_failed,
         progress=not args.no_progress,
     )
+    if args.no_tune and args.lr_grid:
+        raise ValueError("--no-tune runs each task's own lr: drop --lr-grid, or drop --no-tune")
     if args.resume:
-        if args.act or args.task or args.out:
+        if args.act or args.task or args.out or args.lr_grid or args.no_tune or args.budget != 1.0:
             raise ValueError(
                 "--resume DIR finishes the stored sweep; to add runs to DIR use --out DIR with --act/--task"
             )
@@ -98,13 +114,23 @@ def _arena(args: argparse.Namespace) -> int:
         sweep = Sweep.resume(out, **common)
     else:
         out = Path(args.out or DEFAULT_OUT)
-        sweep = Sweep(args.act or DEFAULT_ACTS, args.task, args.seeds, out, **common)
+        sweep = Sweep(
+            args.act or DEFAULT_ACTS,
+            args.task,
+            args.seeds,
+            out,
+            lr_grid=args.lr_grid or DEFAULT_LR_GRID,
+            tune=not args.no_tune,
+            budget=args.budget,
+            **common,
+        )
     specs, skipped = sweep.plan()
     for task, act, reason in skipped:
         console.print(f"[yellow]skipped[/yellow] {task} x {act}: {reason}")
+    grid = f"lr grid {' '.join(map(str, sweep.lr_grid))}" if sweep.tune else "each task's own lr"
     console.print(
         f"arena: {len(specs)} runs planned ({len(sweep.acts)} nonlinearities, {len(sweep.tasks)} tasks, "
-        f"{len(sweep.seeds)} seeds) -> {db_path(out)}"
+        f"{len(sweep.seeds)} seeds, {grid}) -> {db_path(out)}"
     )
     t0 = time.perf_counter()
     try:
@@ -145,20 +171,20 @@ def compare_section(names: list[str], options: dict[str, Any]):
     wanted = set(names)
     rows: dict[str, dict[str, str]] = {}
     for task, entries in boards.items():
-        ranked = [e for e in entries if e.values]
+        ranked = sum(e.learned for e in entries)
         for e in entries:
             if e.act.partition(":")[0] not in wanted:
                 continue
-            rank = f" (#{ranked.index(e) + 1} of {len(ranked)})" if e in ranked else ""
+            rank = f" (rank {e.rank} of {ranked})" if e.learned else f" ({e.rank})"
             extra = f", {e.diverged} diverged" if e.diverged else ""
-            rows.setdefault(e.act, {})[task] = f"{_row(0, e)[2]}{rank}{extra}"
+            rows.setdefault(e.act, {})[task] = f"{fmt_ci(e)}{rank}{extra}"
     columns = list(boards)
     for n in names:
         if not any(label.partition(":")[0] == n for label in rows):
             rows[n] = {c: "not run" for c in columns}
     note = (
-        f"From {db_path(location)}: final held-out metric, mean ± std over seeds, and rank among the "
-        "nonlinearities stored for that task. "
-        + "; ".join(f"{t}: {b[0].metric_name} ({b[0].goal})" for t, b in boards.items())
+        f"From {db_path(location)}: test metric at the lr chosen on validation, mean [95% interval] over "
+        "seeds, and rank (tie groups from paired tests, Holm-corrected) among the nonlinearities stored for "
+        "that task that learned. " + "; ".join(f"{t}: {b[0].metric_name} ({b[0].goal})" for t, b in boards.items())
     )
     return Section("Arena results", columns, rows, note=note)

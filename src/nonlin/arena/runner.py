@@ -3,10 +3,16 @@
 `execute(spec)` never raises for a problem of the run itself: NaN/inf in the loss or the metric is
 recorded as ``diverged``, an exception as ``failed`` with its traceback. It always runs with one intra-op
 thread (restored afterwards), so a run's numbers do not depend on the backend or the worker it lands on.
+
+Costs are measured after a warm-up: one forward and backward pass of a copy of each model on its probe
+input (no optimizer step, no random numbers drawn, so training is unchanged) pays the one-time costs
+(lazy initialisation, first-call dispatch, allocator growth) before the clock and the memory baseline
+start. ``train_s`` and ``throughput`` are the training steps only; ``warmup_s`` is stored apart.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import math
@@ -23,18 +29,21 @@ import torch
 import nonlin
 from nonlin.arena import integrations
 from nonlin.arena.acts import Act
-from nonlin.arena.tasks.base import Problem, Task
+from nonlin.arena.metrics import RunMetric
+from nonlin.arena.tasks.base import Problem, Task, learned_threshold
 
 MAX_CURVE_POINTS = 200  # loss curves are thinned to at most this many points (evenly by step) before storing
 
 
 @dataclass(frozen=True)
 class RunSpec:
-    """What to run: a task (with its hyperparameters), a nonlinearity and a seed."""
+    """What to run: a task (with its hyperparameters), a nonlinearity, a seed, and the per-run metric hooks
+    to measure after training (they do not change the run: not part of its id)."""
 
     task: Task
     act: Act
     seed: int
+    metrics: tuple[RunMetric, ...] = ()
 
     @property
     def run_id(self) -> str:
@@ -54,6 +63,7 @@ class RunResult:
     run_id: str
     task: str
     task_label: str
+    board: str  # the leaderboard it belongs to: the task label without the lr (lr is tuned within a board)
     task_config: dict[str, Any]
     act: str
     act_config: dict[str, Any]
@@ -61,13 +71,20 @@ class RunResult:
     status: str  # "ok", "diverged" or "failed"
     metric_name: str
     goal: str
-    final_metric: float | None = None
+    lr: float | None = None  # the task's lr field (None: the task has none)
+    final_metric: float | None = None  # on the test split, after the last step
     best_metric: float | None = None
+    val_metric: float | None = None  # on the validation split, after the last step (the lr is chosen on it)
     final_loss: float | None = None
+    max_loss_ratio: float | None = None  # largest training loss after step 1 over the first one (a spike)
+    baselines: dict[str, float] = field(default_factory=dict)  # trivial predictors on the same test split
+    threshold: float | None = None  # the metric a run must beat to count as learned (None: no baselines)
+    metrics: dict[str, float | None] = field(default_factory=dict)  # per-run metric hooks
     extras: dict[str, float] = field(default_factory=dict)
     curves: dict[str, list[tuple[int, float]]] = field(default_factory=dict)
     wall_s: float = 0.0
     train_s: float = 0.0
+    warmup_s: float = 0.0
     throughput: float | None = None
     throughput_unit: str = ""
     peak_rss_bytes: int | None = None  # the worker's peak resident memory during the run
@@ -76,6 +93,7 @@ class RunResult:
     dead_rate: float | None = None
     diverged_step: int | None = None
     error: str | None = None
+    info: dict[str, str] = field(default_factory=dict)  # facts about the data (corpus version, sizes)
     started_at: float = 0.0
     finished_at: float = 0.0
     host: str = ""
@@ -155,24 +173,39 @@ def _versions() -> dict[str, str]:
     return {"nonlin": nonlin.__version__, "torch": torch.__version__, "python": platform.python_version()}
 
 
+def _warm_up(p: Problem) -> None:
+    """One forward and backward pass of a copy of the model on the probe input: the one-time costs of the
+    first call are paid here, outside the measured run, and the model, optimizer and RNGs stay untouched."""
+    model = copy.deepcopy(p.model)
+    model.train()
+    out = model(p.probe_input)
+    out = out[0] if isinstance(out, (tuple, list)) else out
+    out.float().square().mean().backward()
+
+
 def _train(name: str, p: Problem, res: RunResult, prefix: str) -> tuple[dict[str, float], float, int]:
     """Train one problem; fills its curves in `res`; returns (last evaluation, train seconds, items seen)."""
     losses: list[tuple[int, float]] = []
     metric_curve: list[tuple[int, float]] = []
+    time_curve: list[tuple[int, float]] = []  # training seconds (evaluations excluded) at each evaluation
     sparsity_curve: list[tuple[int, float]] = []
     res.curves[prefix + "loss"] = losses
     res.curves[prefix + res.metric_name] = metric_curve
+    res.curves[prefix + "train_s"] = time_curve
     last: dict[str, float] = {}
+    seconds = 0.0
 
     def evaluate(step: int) -> None:
         nonlocal last
         p.model.eval()
-        last = p.evaluate(p.model)
+        with torch.no_grad():
+            last = p.evaluate(p.model)
         p.model.train()
         value = last.get(res.metric_name)
         if value is None:
             raise KeyError(f"evaluate() of {name} returned no {res.metric_name!r}; got {sorted(last)}")
         metric_curve.append((step, float(value)))
+        time_curve.append((step, seconds))
         if not _finite(value):
             raise _Diverged(step, res.metric_name)
         if p.track_sparsity:
@@ -183,10 +216,10 @@ def _train(name: str, p: Problem, res: RunResult, prefix: str) -> tuple[dict[str
 
     p.model.train()
     evaluate(0)
-    t0 = time.perf_counter()
     step = 0
     try:
         for step in range(1, p.steps + 1):
+            t0 = time.perf_counter()
             batch = p.next_batch(step)
             loss = p.loss(p.model, batch)
             value = float(loss.detach())
@@ -198,28 +231,47 @@ def _train(name: str, p: Problem, res: RunResult, prefix: str) -> tuple[dict[str
             if p.clip_grad_norm is not None:
                 torch.nn.utils.clip_grad_norm_(p.model.parameters(), p.clip_grad_norm)
             p.optimizer.step()
+            if p.scheduler is not None:
+                p.scheduler.step()
+            seconds += time.perf_counter() - t0
             if step % p.eval_every == 0 and step != p.steps:
                 evaluate(step)
         evaluate(p.steps)
     finally:
+        if losses and losses[0][1] > 0 and all(math.isfinite(v) for _, v in losses):
+            res.max_loss_ratio = max(v for _, v in losses[1:] or losses) / losses[0][1]
         res.curves[prefix + "loss"] = _thin(losses)
-    return last, time.perf_counter() - t0, p.steps * p.items_per_step
+    return last, seconds, p.steps * p.items_per_step
+
+
+def _validate(p: Problem, metric: str) -> float | None:
+    if p.validate is None:
+        return None
+    p.model.eval()
+    with torch.no_grad():
+        got = p.validate(p.model)
+    p.model.train()
+    value = got.get(metric)
+    return float(value) if _finite(value) else None
 
 
 def execute(spec: RunSpec) -> RunResult:
     """Run `spec` and measure it; always returns a RunResult (status ok, diverged or failed)."""
     task, act = spec.task, spec.act
+    config = task.config()
     res = RunResult(
         run_id=spec.run_id,
         task=task.name,
         task_label=task.label(),
-        task_config=task.config(),
+        board=task.label(without=("lr",)),
+        task_config=config,
         act=act.label,
         act_config=act.to_json(),
         seed=spec.seed,
         status="ok",
         metric_name=task.metric,
         goal=task.goal,
+        lr=float(config["lr"]) if isinstance(config.get("lr"), (int, float)) else None,
         started_at=time.time(),
         host=socket.gethostname(),
         pid=os.getpid(),
@@ -227,8 +279,7 @@ def execute(spec: RunSpec) -> RunResult:
     )
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
-    memory = _PeakMemory()
-    res.base_rss_bytes = memory.current()
+    memory: _PeakMemory | None = None
     t0 = time.perf_counter()
     try:
         torch.manual_seed(spec.seed)
@@ -236,6 +287,16 @@ def execute(spec: RunSpec) -> RunResult:
         problems = built if isinstance(built, dict) else {"": built}
         if not problems:
             raise ValueError(f"task {task.name}: build() returned no problem")
+        t_warm = time.perf_counter()
+        for problem in problems.values():
+            _warm_up(problem)
+        res.warmup_s = time.perf_counter() - t_warm
+        memory = _PeakMemory()  # after the warm-up: its one-time allocations are in the baseline
+        res.base_rss_bytes = memory.current()
+        primary = next(iter(problems.values()))
+        res.baselines = {k: float(v) for k, v in primary.baselines.items()}
+        res.threshold = learned_threshold(res.baselines, task.goal, task.best_possible(), task.learn_margin)
+        res.info = dict(primary.info)
         items = 0
         for i, (name, problem) in enumerate(problems.items()):
             prefix = "" if i == 0 else f"{name}/"
@@ -253,6 +314,7 @@ def execute(spec: RunSpec) -> RunResult:
             curve = res.curves[prefix + res.metric_name]
             if i == 0:
                 res.final_metric = last[res.metric_name]
+                res.val_metric = _validate(problem, res.metric_name)
                 best = max if task.goal == "max" else min
                 res.best_metric = best(v for _, v in curve)
                 res.final_loss = res.curves["loss"][-1][1] if res.curves["loss"] else None
@@ -260,6 +322,7 @@ def execute(spec: RunSpec) -> RunResult:
                 stats = integrations.activation_stats(problem.model, problem.probe_input)
                 if stats is not None:
                     res.sparsity, res.dead_rate = stats["sparsity"], stats["dead_rate"]
+                _measure_hooks(spec, problem, res)
             else:
                 res.extras.update({f"{k}@{name}": float(v) for k, v in last.items()})
             if i == 0:
@@ -271,6 +334,20 @@ def execute(spec: RunSpec) -> RunResult:
     finally:
         torch.set_num_threads(threads)
         res.wall_s = time.perf_counter() - t0
-        res.peak_rss_bytes = memory.peak()
+        res.peak_rss_bytes = memory.peak() if memory is not None else None
         res.finished_at = time.time()
     return res
+
+
+def _measure_hooks(spec: RunSpec, problem: Problem, res: RunResult) -> None:
+    """The per-run metric hooks; one that raises leaves its value empty and says why in `error` (the run
+    itself trained fine, so it stays ok)."""
+    for hook in spec.metrics:
+        if not hook.applies(spec.task.name, problem):
+            continue
+        try:
+            res.metrics.update(hook.measure(problem.model, problem))
+        except Exception as err:
+            res.metrics[hook.name] = None
+            note = f"metric {hook.name} failed: {type(err).__name__}: {err}"
+            res.error = f"{res.error}\n{note}" if res.error else note

@@ -22,7 +22,7 @@ import torch
 import nonlin
 from nonlin.arena.runner import RunResult
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: lr, validation metric, baselines and threshold, metric hooks, warm-up time
 DB_NAME = "arena.sqlite"
 
 SCHEMA = """
@@ -49,6 +49,7 @@ CREATE TABLE IF NOT EXISTS runs (
     run_id          TEXT PRIMARY KEY,
     task            TEXT NOT NULL,
     task_label      TEXT NOT NULL,
+    board           TEXT NOT NULL,
     task_config     TEXT NOT NULL,
     act             TEXT NOT NULL,
     act_config      TEXT NOT NULL,
@@ -56,12 +57,19 @@ CREATE TABLE IF NOT EXISTS runs (
     status          TEXT NOT NULL CHECK (status IN ('ok', 'diverged', 'failed')),
     metric_name     TEXT NOT NULL,
     goal            TEXT NOT NULL CHECK (goal IN ('max', 'min')),
+    lr              REAL,
     final_metric    REAL,
     best_metric     REAL,
+    val_metric      REAL,
     final_loss      REAL,
+    max_loss_ratio  REAL,
+    baselines       TEXT NOT NULL,
+    threshold       REAL,
+    metrics         TEXT NOT NULL,
     extras          TEXT NOT NULL,
     wall_s          REAL NOT NULL,
     train_s         REAL NOT NULL,
+    warmup_s        REAL NOT NULL,
     throughput      REAL,
     throughput_unit TEXT NOT NULL,
     peak_rss_bytes  INTEGER,
@@ -70,6 +78,7 @@ CREATE TABLE IF NOT EXISTS runs (
     dead_rate       REAL,
     diverged_step   INTEGER,
     error           TEXT,
+    info            TEXT NOT NULL,
     started_at      REAL NOT NULL,
     finished_at     REAL NOT NULL,
     host            TEXT NOT NULL,
@@ -84,13 +93,14 @@ CREATE TABLE IF NOT EXISTS curves (
     value  REAL,
     PRIMARY KEY (run_id, series, step)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS runs_by_task_act ON runs(task, act);
+CREATE INDEX IF NOT EXISTS runs_by_board_act ON runs(board, act);
 """
 
 RUN_COLUMNS = [
     "run_id",
     "task",
     "task_label",
+    "board",
     "task_config",
     "act",
     "act_config",
@@ -98,12 +108,19 @@ RUN_COLUMNS = [
     "status",
     "metric_name",
     "goal",
+    "lr",
     "final_metric",
     "best_metric",
+    "val_metric",
     "final_loss",
+    "max_loss_ratio",
+    "baselines",
+    "threshold",
+    "metrics",
     "extras",
     "wall_s",
     "train_s",
+    "warmup_s",
     "throughput",
     "throughput_unit",
     "peak_rss_bytes",
@@ -112,6 +129,7 @@ RUN_COLUMNS = [
     "dead_rate",
     "diverged_step",
     "error",
+    "info",
     "started_at",
     "finished_at",
     "host",
@@ -119,7 +137,7 @@ RUN_COLUMNS = [
     "backend",
     "versions",
 ]
-_JSON_COLUMNS = {"task_config", "act_config", "extras", "versions"}
+_JSON_COLUMNS = {"task_config", "act_config", "baselines", "metrics", "extras", "info", "versions"}
 
 
 def db_path(location: str | Path) -> Path:
@@ -236,10 +254,23 @@ class Store:
             "task_config": json.dumps(r.task_config, default=str),
             "act_config": json.dumps(r.act_config, default=str),
             "extras": json.dumps({k: _real(v) for k, v in r.extras.items()}),
+            "baselines": json.dumps({k: _real(v) for k, v in r.baselines.items()}),
+            "metrics": json.dumps({k: _real(v) for k, v in r.metrics.items()}),
+            "info": json.dumps(r.info),
             "versions": json.dumps(r.versions),
             "backend": backend,
         }
-        for k in ("final_metric", "best_metric", "final_loss", "throughput", "sparsity", "dead_rate"):
+        for k in (
+            "final_metric",
+            "best_metric",
+            "val_metric",
+            "final_loss",
+            "max_loss_ratio",
+            "threshold",
+            "throughput",
+            "sparsity",
+            "dead_rate",
+        ):
             values[k] = _real(values[k])
         row = tuple(values[k] for k in RUN_COLUMNS)
         points = [(r.run_id, series, int(step), _real(v)) for series, pts in r.curves.items() for step, v in pts]
@@ -250,7 +281,7 @@ class Store:
             c.executemany("INSERT INTO curves VALUES (?, ?, ?, ?)", points)
 
     def runs(self) -> list[dict[str, Any]]:
-        cur = self.conn.execute(f"SELECT {', '.join(RUN_COLUMNS)} FROM runs ORDER BY task, act, seed")
+        cur = self.conn.execute(f"SELECT {', '.join(RUN_COLUMNS)} FROM runs ORDER BY board, act, lr, seed")
         out = []
         for r in cur:
             d = dict(zip(RUN_COLUMNS, r, strict=True))

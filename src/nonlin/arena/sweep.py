@@ -1,7 +1,13 @@
-"""A sweep: nonlinearities x tasks x seeds, planned into the results database, run on a backend, resumable.
+"""A sweep: nonlinearities x tasks x learning rates x seeds, planned into the results database, run on a
+backend, resumable.
 
     Sweep(acts=["relu", "gelu", my_fn], tasks=["digits", MyTask()], seeds=3, out="runs").run()
     Sweep.resume("runs").run()          # after a crash or Ctrl-C: only what is not finished yet
+
+Learning-rate fairness: every (task, nonlinearity) pair runs at each lr of a small grid around the task's
+own lr (``lr_grid``, default x0.25, x0.5, x1, x2 of it), every seed at every lr; the report picks each
+pair's lr by its mean metric on the validation split and shows the test metric there (``tune=False``: the
+task's lr only). ``budget`` scales every task's steps (and its evaluation interval).
 
 Runs are identified by task, task hyperparameters, nonlinearity label and seed (`runner.run_id`): a run
 already stored (ok or diverged; failed too unless retry_failed) is never run again, in this sweep or a
@@ -10,8 +16,10 @@ later one writing to the same database.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
+import math
 import sys
 import sysconfig
 import time
@@ -27,13 +35,63 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 
 from nonlin.arena.acts import Act, as_acts, catalog_act, custom_act
 from nonlin.arena.backends import make_backend
+from nonlin.arena.metrics import RunMetric, as_metrics
 from nonlin.arena.runner import RunResult, RunSpec
 from nonlin.arena.store import Store, db_path
 from nonlin.arena.tasks import Task, make_task, task_names
 
 DEFAULT_ACTS = ("relu", "gelu", "silu", "swiglu", "shifted_relu", "clipped_shifted_relu", "snake")
+# Every bundled task but py_lm, whose runs take minutes each (run it by name: --task py_lm).
+DEFAULT_TASKS = ("digits", "breast_cancer", "wine", "sparsity", "deep_mlp", "periodic")
 DEFAULT_SEEDS = 3
 DEFAULT_OUT = "nonlin-out/arena"
+DEFAULT_LR_GRID = ("x0.25", "x0.5", "x1", "x2")  # factors of each task's own lr (log-spaced, factor 2)
+
+
+def parse_lr_grid(grid: Iterable[Any] | str) -> tuple[str | float, ...]:
+    """``"x0.5,x1,x2"``, ``[1e-3, 3e-3]`` or a mix -> a grid: "xF" is a factor of the task's lr, a number an
+    absolute lr. Every value must be positive and finite."""
+    items = grid.replace(",", " ").split() if isinstance(grid, str) else list(grid)
+    out: list[str | float] = []
+    for item in items:
+        text = str(item).strip()
+        factor = text.lower().startswith("x")
+        try:
+            value = float(text[1:] if factor else text)
+        except ValueError:
+            raise ValueError(
+                f"lr_grid: {item!r} is neither a factor of the task's lr ('x0.5') nor a learning rate ('3e-3')"
+            ) from None
+        if not (math.isfinite(value) and value > 0):
+            raise ValueError(f"lr_grid: {item!r} must be positive and finite")
+        out.append(f"x{value:g}" if factor else value)
+    if not out:
+        raise ValueError("lr_grid must hold at least one value (tune=False runs the task's own lr)")
+    return tuple(dict.fromkeys(out))
+
+
+def lr_values(task: Task, grid: tuple[str | float, ...]) -> list[float] | None:
+    """The learning rates of `grid` for `task` (sorted), or None when the task has no ``lr`` field."""
+    base = getattr(task, "lr", None)
+    if not isinstance(base, (int, float)) or isinstance(base, bool):
+        return None
+    values = {float(f"{base * float(g[1:]):.6g}") if isinstance(g, str) else float(g) for g in grid}
+    return sorted(values)
+
+
+def scale_budget(task: Task, budget: float) -> Task:
+    """`task` with its budget fields (``steps``, ``eval_every`` and any named in ``budget_fields``) scaled."""
+    if budget == 1:
+        return task
+    names = {f.name for f in dataclasses.fields(task)}
+    changes = {
+        k: max(1, round(getattr(task, k) * budget))
+        for k in getattr(type(task), "budget_fields", ("steps", "eval_every"))
+        if k in names and isinstance(getattr(task, k), int)
+    }
+    if "steps" not in changes:
+        raise ValueError(f"budget={budget}: task {task.name} has no integer 'steps' field to scale")
+    return dataclasses.replace(task, **changes)
 
 
 @dataclass
@@ -70,7 +128,7 @@ def _seeds(seeds: int | Iterable[int]) -> list[int]:
 
 def _tasks(tasks: Any) -> list[Task]:
     if tasks is None:
-        return [make_task(n) for n in task_names()]
+        return [make_task(n) for n in DEFAULT_TASKS]
     if isinstance(tasks, (str, Task)):
         tasks = [tasks]
     out = [make_task(t) for t in tasks]
@@ -94,9 +152,11 @@ class Sweep:
 
     acts: catalog names (``"shifted_relu:tau=0.5"``), ``(name, params)`` pairs, callables, or a
     ``{name: callable}`` dict. tasks: bundled task names (``"digits:steps=50"``) or Task instances; None =
-    every bundled task. seeds: a count (seeds 0..n-1) or a list. out: the results folder (``arena.sqlite``
+    ``DEFAULT_TASKS`` (every bundled task but py_lm). seeds: a count (seeds 0..n-1) or a list. out: the results folder (``arena.sqlite``
     and the report go there). workers: runs at once (local: processes, 0 = in this process; default the
-    CPU count). backend: "local" or "ray" (address: "auto" for a running cluster).
+    CPU count). backend: "local" or "ray" (address: "auto" for a running cluster). lr_grid: see
+    `parse_lr_grid`; tune=False: each task's own lr only. budget: a factor on every task's steps.
+    metrics: per-run metric hooks (`nonlin.arena.metrics.RunMetric`; None: ``DEFAULT_METRICS``).
     """
 
     def __init__(
@@ -111,13 +171,22 @@ class Sweep:
         address: str | None = None,
         retry_failed: bool = False,
         progress: bool = True,
+        lr_grid: Iterable[Any] | str = DEFAULT_LR_GRID,
+        tune: bool = True,
+        budget: float = 1.0,
+        metrics: Iterable[RunMetric] | None = None,
     ) -> None:
         if backend not in ("local", "ray"):
             raise ValueError(f"backend must be 'local' or 'ray'; got {backend!r}")
         if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 0):
             raise ValueError(f"workers must be an int >= 0 (0: run in this process); got {workers!r}")
+        if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not (0 < budget < math.inf):
+            raise ValueError(f"budget must be a positive number (a factor on every task's steps); got {budget!r}")
+        self.lr_grid = parse_lr_grid(lr_grid)
+        self.tune, self.budget = bool(tune), float(budget)
+        self.metrics = as_metrics(metrics)
         self.acts: list[Act] = as_acts(acts)
-        self.tasks: list[Task] = _tasks(tasks)
+        self.tasks: list[Task] = [scale_budget(t, self.budget) for t in _tasks(tasks)]
         self.seeds = _seeds(seeds)
         self.out = Path(out)
         self.workers, self.backend, self.address = workers, backend, address
@@ -142,7 +211,7 @@ class Sweep:
         tasks = list({s.task.label(): s.task for s in specs}.values())
         self.__init__(acts=acts, tasks=tasks, out=out, **kwargs)
         self.seeds = sorted({s.seed for s in specs})
-        self._resume_specs = specs
+        self._resume_specs = [dataclasses.replace(s, metrics=self.metrics) for s in specs]
         return self
 
     # ------------------------------------------------------------------ plan
@@ -157,14 +226,25 @@ class Sweep:
                 if reason:
                     skipped.append((task.label(), act.label, reason))
                     continue
-                specs.extend(RunSpec(task, act, seed) for seed in self.seeds)
+                for variant in self.lr_variants(task):
+                    specs.extend(RunSpec(variant, act, seed, self.metrics) for seed in self.seeds)
         return specs, skipped
+
+    def lr_variants(self, task: Task) -> list[Task]:
+        """`task` at each lr of the grid (just `task` when not tuning or when it has no lr field)."""
+        values = lr_values(task, self.lr_grid) if self.tune else None
+        if values is None:
+            return [task]
+        return [dataclasses.replace(task, lr=v) for v in values]
 
     def _spec_json(self) -> dict[str, Any]:
         return {
             "acts": [a.to_json() for a in self.acts],
             "tasks": [t.to_json() for t in self.tasks],
             "seeds": self.seeds,
+            "lr_grid": list(self.lr_grid) if self.tune else None,
+            "budget": self.budget,
+            "metrics": [m.name for m in self.metrics],
             "backend": self.backend,
             "workers": self.workers,
         }
@@ -350,4 +430,14 @@ def sweep(acts: Any = DEFAULT_ACTS, tasks: Any = None, seeds: Any = DEFAULT_SEED
     return Sweep(acts, tasks, seeds, out, **kw).run()
 
 
-__all__ = ["DEFAULT_ACTS", "DEFAULT_OUT", "DEFAULT_SEEDS", "Sweep", "SweepOutcome", "sweep"]
+__all__ = [
+    "DEFAULT_ACTS",
+    "DEFAULT_LR_GRID",
+    "DEFAULT_OUT",
+    "DEFAULT_SEEDS",
+    "DEFAULT_TASKS",
+    "Sweep",
+    "SweepOutcome",
+    "parse_lr_grid",
+    "sweep",
+]

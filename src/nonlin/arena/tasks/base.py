@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -23,8 +24,16 @@ class Problem:
     """One model to train.
 
     ``next_batch(step)`` gives the training batch of a step, ``loss(model, batch)`` a scalar tensor,
-    ``evaluate(model)`` a dict of held-out numbers that includes the task's metric, ``probe_input`` what
-    ``model(probe_input)`` is called with to measure activation sparsity and dead units.
+    ``evaluate(model)`` a dict of test-split numbers that includes the task's metric, ``validate(model)``
+    the same numbers on a validation split distinct from the test split (the learning rate is chosen on
+    it; None: the task has none and is not tuned), ``probe_input`` what ``model(probe_input)`` is called
+    with to measure activation sparsity and dead units. The runner calls evaluate and validate in eval mode
+    under ``torch.no_grad``.
+
+    ``baselines``: the task's trivial predictors scored on the same test split with the same metric
+    (chance, majority class, predict-the-mean, unigram/bigram, ...), ``{name: value}``. ``held_out``: the
+    test inputs and targets ``(x, y)`` for per-run metric hooks (``nonlin.arena.metrics``). ``info``:
+    facts about the data the report shows (corpus version, sizes).
     """
 
     model: nn.Module
@@ -39,6 +48,11 @@ class Problem:
     item_unit: str = "examples"
     track_sparsity: bool = False  # also measure activation sparsity at every evaluation (a curve)
     clip_grad_norm: float | None = None  # clip the gradient's global norm before each step
+    validate: Callable[[nn.Module], dict[str, float]] | None = None
+    baselines: dict[str, float] = dataclasses.field(default_factory=dict)
+    held_out: tuple[Any, Any] | None = None
+    scheduler: Any = None  # an lr scheduler stepped after every optimizer step
+    info: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclass
@@ -47,7 +61,13 @@ class Task(abc.ABC):
 
     Class attributes: ``name`` (unique), ``metric`` (a key of ``evaluate``'s dict), ``goal`` ("max" or
     "min"), ``kinds`` (the nonlinearity kinds it can use), ``cost`` (rough seconds per run on one core at
-    the default budget: used to start long runs first and for the time-left estimate), ``description``.
+    the default budget: used to start long runs first and for the time-left estimate), ``description``,
+    ``perfect`` (the best possible metric: 1 for accuracy, 0 for a loss) and ``learn_margin``: a run
+    *learned* when its test metric closes at least this share of the gap between the best trivial baseline
+    and ``perfect`` (see `learned_threshold`).
+
+    Fields named ``lr`` and ``steps`` have a meaning to the sweep: ``lr`` is tuned over a grid around its
+    value, ``steps`` is scaled by the sweep's budget (``eval_every`` with it).
     """
 
     name: ClassVar[str] = ""
@@ -56,6 +76,8 @@ class Task(abc.ABC):
     kinds: ClassVar[tuple[str, ...]] = ("pointwise", "gated")
     cost: ClassVar[float] = 1.0
     description: ClassVar[str] = ""
+    perfect: ClassVar[float | None] = None  # None: 1.0 when goal is "max", else 0.0
+    learn_margin: ClassVar[float] = 0.1
 
     @abc.abstractmethod
     def build(self, act: Act, seed: int) -> Problem | dict[str, Problem]:
@@ -70,17 +92,23 @@ class Task(abc.ABC):
     def config(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    def best_possible(self) -> float:
+        return self.perfect if self.perfect is not None else (1.0 if self.goal == "max" else 0.0)
+
     def to_json(self) -> dict[str, Any]:
         cls = type(self)
         return {"name": self.name, "config": self.config(), "ref": f"{cls.__module__}:{cls.__qualname__}"}
 
-    def label(self) -> str:
-        """The task's name plus the hyperparameters that differ from the defaults ("digits:steps=50")."""
+    def label(self, without: tuple[str, ...] = ()) -> str:
+        """The task's name plus the hyperparameters that differ from the defaults ("digits:steps=50"),
+        leaving out the fields named in `without` (the leaderboard's label leaves out the tuned lr)."""
         try:
             default: Task | None = type(self)()
         except TypeError:  # a field without a default: every option is part of the label
             default = None
-        changed = {k: v for k, v in self.config().items() if default is None or getattr(default, k) != v}
+        changed = {
+            k: v for k, v in self.config().items() if k not in without and (default is None or getattr(default, k) != v)
+        }
         return self.name + (":" + ",".join(f"{k}={v}" for k, v in sorted(changed.items())) if changed else "")
 
 
@@ -155,3 +183,23 @@ def mlp(d_in: int, hidden: tuple[int, ...] | list[int], d_out: int, act: Act) ->
         d_in = width
     layers.append(nn.Linear(d_in, d_out))
     return nn.Sequential(*layers)
+
+
+def learned_threshold(baselines: dict[str, float], goal: str, perfect: float, margin: float) -> float | None:
+    """The metric a run must beat to count as learned: the best trivial baseline moved `margin` of the way
+    to `perfect` (accuracy: majority 0.4, perfect 1, margin 0.1 -> 0.46; a loss: bigram 3.4, perfect 0 ->
+    3.06). None without baselines."""
+    values = [v for v in baselines.values() if v is not None and math.isfinite(v)]
+    if not values:
+        return None
+    best = max(values) if goal == "max" else min(values)
+    return best + margin * (perfect - best)
+
+
+def beats(value: float | None, threshold: float | None, goal: str) -> bool | None:
+    """Whether `value` is strictly better than `threshold` (None: no threshold to judge by)."""
+    if threshold is None:
+        return None
+    if value is None or not math.isfinite(value):
+        return False
+    return value > threshold if goal == "max" else value < threshold

@@ -25,25 +25,33 @@ def _dataset(name: str) -> tuple[np.ndarray, np.ndarray]:
     return data.data.astype(np.float32), data.target.astype(np.int64)
 
 
-def split(dataset: str, seed: int, test_fraction: float) -> tuple[torch.Tensor, ...]:
-    """Seeded stratified train/test split, standardised with the training statistics."""
+def split(dataset: str, seed: int, test_fraction: float, val_fraction: float = 0.15) -> tuple[torch.Tensor, ...]:
+    """Seeded stratified train/validation/test split, standardised with the training statistics:
+    (x_train, y_train, x_val, y_val, x_test, y_test). Per class, `test_fraction` of the examples is the test
+    set and `val_fraction` the validation set (at least one example each)."""
     x, y = _dataset(dataset)
     rng = np.random.default_rng(seed)
-    test_idx = []
-    for c in np.unique(y):  # stratified: every class keeps its share in the test set
+    test_idx, val_idx = [], []
+    for c in np.unique(y):  # stratified: every class keeps its share in the test and validation sets
         idx = rng.permutation(np.flatnonzero(y == c))
-        test_idx.append(idx[: max(1, round(test_fraction * len(idx)))])
-    test = np.sort(np.concatenate(test_idx))
-    train = np.setdiff1d(np.arange(len(y)), test)
+        n_test = max(1, round(test_fraction * len(idx)))
+        n_val = max(1, round(val_fraction * len(idx)))
+        test_idx.append(idx[:n_test])
+        val_idx.append(idx[n_test : n_test + n_val])
+    test, val = np.sort(np.concatenate(test_idx)), np.sort(np.concatenate(val_idx))
+    train = np.setdiff1d(np.arange(len(y)), np.concatenate([test, val]))
     mean, std = x[train].mean(0), x[train].std(0)
     std[std == 0] = 1.0  # digits has constant pixels
     x = (x - mean) / std
-    return (
-        torch.from_numpy(x[train]),
-        torch.from_numpy(y[train]),
-        torch.from_numpy(x[test]),
-        torch.from_numpy(y[test]),
-    )
+    t = torch.from_numpy
+    return t(x[train]), t(y[train]), t(x[val]), t(y[val]), t(x[test]), t(y[test])
+
+
+def class_baselines(y_train: torch.Tensor, y_test: torch.Tensor, n_classes: int) -> dict[str, float]:
+    """Test accuracy of guessing uniformly at random (chance) and of always answering the training set's
+    most frequent class (majority)."""
+    majority = int(torch.bincount(y_train, minlength=n_classes).argmax())
+    return {"chance": 1.0 / n_classes, "majority": float((y_test == majority).float().mean())}
 
 
 def classification_problem(
@@ -62,8 +70,8 @@ def classification_problem(
     track_sparsity: bool = False,
     clip_grad_norm: float | None = None,
 ) -> Problem:
-    x_train, y_train, x_test, y_test = split(dataset, seed, test_fraction)
-    n_classes = int(torch.cat([y_train, y_test]).max()) + 1
+    x_train, y_train, x_val, y_val, x_test, y_test = split(dataset, seed, test_fraction)
+    n_classes = int(torch.cat([y_train, y_val, y_test]).max()) + 1
     torch.manual_seed(seed)
     model = mlp(x_train.shape[1], hidden, n_classes, act)
     if init is not None:
@@ -84,13 +92,15 @@ def classification_problem(
     def loss(m: nn.Module, b: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
         return F.cross_entropy(m(b[0]), b[1])
 
-    @torch.no_grad()
-    def evaluate(m: nn.Module) -> dict[str, float]:
-        logits = m(x_test)  # [n_test, classes]
-        return {
-            "accuracy": float((logits.argmax(-1) == y_test).float().mean()),
-            "test_loss": float(F.cross_entropy(logits, y_test)),
-        }
+    def scorer(x: torch.Tensor, y: torch.Tensor):
+        def score(m: nn.Module) -> dict[str, float]:
+            logits = m(x)  # [n, classes]
+            return {
+                "accuracy": float((logits.argmax(-1) == y).float().mean()),
+                "test_loss": float(F.cross_entropy(logits, y)),
+            }
+
+        return score
 
     return Problem(
         model=model,
@@ -98,7 +108,10 @@ def classification_problem(
         steps=steps,
         next_batch=next_batch,
         loss=loss,
-        evaluate=evaluate,
+        evaluate=scorer(x_test, y_test),
+        validate=scorer(x_val, y_val),
+        baselines=class_baselines(y_train, y_test, n_classes),
+        held_out=(x_test, y_test),
         probe_input=x_test,
         eval_every=eval_every,
         items_per_step=batch,
