@@ -212,9 +212,9 @@ def main(argv=None) -> int:
 
         t1 = time.time()
         bench = ["swiglu", "geglu", "geglu_tanh", "gelu", "mish", "silu"]
-        cmd = ["--device", "cuda", "--dtype", "bfloat16", "--entries", *bench]
+        cmd = ["--device", "cuda", "--dtypes", "bfloat16", "--entries", *bench]
         if args.quick:
-            cmd += ["--tokens", "4096", "--gated-tokens", "8192", "--reps", "10"]
+            cmd += ["--shapes", "4096x8192", "--reps", "10"]
         kernels.main(cmd)
         console.print(f"benchmark: {time.time() - t1:.0f} s")
     return 1 if bad else 0

@@ -237,6 +237,16 @@ def bench_case(name: str, tokens: int, d_ff: int, dtype, device, reps: int, roun
     return times, routes, saved
 
 
+def _write_markdown(path: str, cols: list[str], results: list[dict]) -> None:
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for row in results:
+        cells = (row.get(c, "-") for c in cols)
+        lines.append("| " + " | ".join(v if isinstance(v, str) else f"{v:.3f}" for v in cells) + " |")
+    tmp = Path(path + ".tmp")
+    tmp.write_text("\n".join(lines) + "\n")
+    tmp.replace(path)
+
+
 def _in_mode(m: str, fn):
     with use(m):
         return fn()
@@ -296,15 +306,14 @@ def benchmark(args) -> int:
                     "saved/inputs": f"{saved['default'] / saved['inputs']:.2f}" if p == "fwdbwd" else "",
                 }  # fmt: skip
                 results.append(row)
-                table.add_row(*(v if isinstance(v, str) else f"{v:.3f}" for v in (row.get(c, "-") for c in cols)))
+                cells = [v if isinstance(v, str) else f"{v:.3f}" for v in (row.get(c, "-") for c in cols)]
+                table.add_row(*cells)
+                if args.markdown:  # written as it goes: an interrupted run keeps the finished rows
+                    _write_markdown(args.markdown, cols, results)
+                progress.console.print(" | ".join(cells))
             progress.advance(task)
     console.print(table)
     if args.markdown:
-        lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-        for row in results:
-            cells = (row.get(c, "-") for c in cols)
-            lines.append("| " + " | ".join(v if isinstance(v, str) else f"{v:.3f}" for v in cells) + " |")
-        Path(args.markdown).write_text("\n".join(lines) + "\n")
         console.print(f"wrote {args.markdown}")
     return 0
 
