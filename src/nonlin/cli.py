@@ -13,14 +13,18 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rich.console import Console
-from rich.table import Table
+try:  # the command line's packages are the cli extra; the library itself does not need them
+    from rich.console import Console
+    from rich.table import Table
+
+    from nonlin.plotting import plot
+    from nonlin.report import DEFAULT_COMPARE, build
+except ModuleNotFoundError as e:  # tests/test_install.py runs it without them
+    raise SystemExit(f"nonlin: the command line needs {e.name}: pip install 'nonlin[cli]'") from e
 
 import nonlin
 from nonlin import calling
-from nonlin.plotting import plot
 from nonlin.registry import names, spec
-from nonlin.report import DEFAULT_COMPARE, build
 from nonlin.spec import Kind
 
 SUBCOMMAND_MODULES: list[str] = ["nonlin.probe.cli", "nonlin.arena.cli", "nonlin.accuracy.cli", "nonlin.theory.cli"]

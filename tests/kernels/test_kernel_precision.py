@@ -1,7 +1,9 @@
 """fp32_compute="auto": float32 inputs compute in float32 only for the entries listed, per pass, in
 nonlin.kernels.precision.FP32_MATH, and those lists are re-measured here for every entry on every run, so
-they cannot be silently wrong hard-coded lists: a listed entry that misses issue 3's float32 goal for that
-pass with float32 math fails, and so does an unlisted one that meets it (then it belongs in the list)."""
+they cannot be silently wrong hard-coded lists: a listed entry whose float32 math comes closer than MARGIN
+to issue 3's float32 goal for that pass fails, and so does an unlisted one that clears it by twice MARGIN
+(then it belongs in the list). CI runs this file under every vector ISA its CPU can run (.ci/isa_matrix.py):
+the margin is what keeps the lists valid on the ISAs a given CI machine cannot run."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import nonlin
 from nonlin.accuracy import sampling
 from nonlin.accuracy.formats import get_format
 from nonlin.kernels import use
-from nonlin.kernels.precision import FP32_MATH
+from nonlin.kernels.precision import FP32_MATH, MARGIN
 
 # The sample holds infinities: numpy (the interpreter, the ULP measure) warns about inf * 0 and overflow.
 pytestmark = [
@@ -76,19 +78,20 @@ def _max_ulp_sampled(name: str, backend: str) -> tuple[float, float]:
 
 @pytest.mark.parametrize("name", DETERMINISTIC)
 def test_fp32_math_choice_is_measured(name):
-    goal_f, goal_b = GOAL[torch.float32]
     errors = {b: _max_ulp(name, b, "float32") for b in BACKENDS}
     errors |= {f"{b}, sampled": _max_ulp_sampled(name, b) for b in BACKENDS}
-    meets = {
-        "forward": all(f <= goal_f for f, _ in errors.values()),
-        "backward": all(b <= goal_b for _, b in errors.values()),
-    }
-    for pass_, ok in meets.items():
+    for i, (pass_, goal) in enumerate(zip(("forward", "backward"), GOAL[torch.float32], strict=True)):
+        worst = max(e[i] for e in errors.values())
         listed = name in FP32_MATH[pass_]
-        assert ok == listed, (
-            f"{name}: float32 math gives max ULP (forward, backward) {errors} against goals ({goal_f}, {goal_b}); "
-            + (f"it is listed in FP32_MATH[{pass_!r}] but misses" if listed else f"add it to FP32_MATH[{pass_!r}]")
-        )
+        summary = f"{name}: float32 math gives max ULP (forward, backward) {errors} against goals {GOAL[torch.float32]}"
+        if listed:
+            assert worst <= goal - MARGIN, (
+                f"{summary}; it is listed in FP32_MATH[{pass_!r}] but misses {pass_} goal - {MARGIN}"
+            )
+        else:
+            assert worst > goal - 2 * MARGIN, (
+                f"{summary}; it clears the {pass_} goal by {2 * MARGIN}: add it to FP32_MATH[{pass_!r}]"
+            )
 
 
 @pytest.mark.slow

@@ -1,9 +1,12 @@
 """libdevice for the Triton interpreter (TRITON_INTERPRET=1), which cannot call external libraries.
 
 Each function mirrors the libdevice function of the same name on interpreter tensors: numpy/scipy compute
-it on the block's data in the block's dtype (float32 ufunc loops round once from their float64 internals,
-so they are at least as accurate as libdevice's documented 1-2 ULP). The kernel source is the same on GPU
-and in the interpreter; only this leaf library differs, and `benchmarks/gpu_check.py` checks the real one.
+it on the block's data, float16 and float32 blocks in float64, rounded once to the block's dtype (0.5 ULP,
+at least as accurate as libdevice's documented 1-2 ULP). Not numpy's own float32 loops: which of them runs
+depends on the CPU (numpy dispatches to AVX-512 SVML versions where the CPU has AVX-512, 2-4 ULP for
+expm1, log1p, tanh; scalar libm elsewhere), and the interpreter's results must not. The kernel source is the
+same on GPU and in the interpreter; only this leaf library differs, and `benchmarks/gpu_check.py` checks
+the real one.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ def _wrap(fn):
         first = next(a for a in args if isinstance(a, tl.tensor))
         dtype = first.handle.data.dtype
         data = [a.handle.data if isinstance(a, tl.tensor) else np.asarray(a, dtype=dtype) for a in args]
+        if dtype in (np.float16, np.float32):
+            data = [d.astype(np.float64) for d in data]
         with np.errstate(all="ignore"):
             out = np.asarray(fn(*data)).astype(dtype, copy=False)
         return tl.tensor(TensorHandle(out, first.handle.dtype.scalar), first.type)

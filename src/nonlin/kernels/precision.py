@@ -3,13 +3,20 @@
 float64 internal math keeps every entry within half an ULP of float32, but on a CPU it costs time in the
 composite entries (exp, log1p, erfc at half the vector width). float32 math is chosen per pass (forward,
 backward) only for the entries listed for that pass: those whose float32-math kernels were measured to meet
-issue 3's float32 goals (forward <= 2 ULP, backward <= 4 ULP against the mpmath reference). The passes are
-independent: the backward recomputes from the saved inputs, so a forward in float32 does not feed it. The
-lists are not trusted: tests/kernels/test_kernel_precision.py re-measures every entry of the catalog, each
-pass, on each run (CPU functions and Triton kernels) and fails if a listed entry misses a goal or an
-unlisted one meets it, so they cannot silently go stale when a formula or a backend changes. The others
-(gelu, silu, mish, swiglu, ...: a rounded argument is amplified by the function's condition number in the
-tails, or a derivative cancels near its zero) keep float64 math.
+issue 3's float32 goals (forward <= 2 ULP, backward <= 4 ULP against the mpmath reference) with MARGIN to
+spare. The margin is for the CPU's vector ISA: the libm behind the CPU functions (ATen's and inductor's
+Sleef vector functions for AVX2 or AVX-512, scalar libm without them, NEON/SVE on aarch64) rounds
+differently per ISA, moving an entry's worst error by up to 0.13 ULP between the ISAs measured (softplus:
+0.88 scalar, 1.01 AVX2 and AVX-512), so an entry just under its goal on one machine can miss it on
+another. The passes are independent: the backward recomputes from the saved inputs, so a forward in
+float32 does not feed it. The lists are not trusted: tests/kernels/test_kernel_precision.py re-measures
+every entry of the catalog, each pass, on each run (CPU functions and Triton kernels), and CI repeats it
+under every ISA its CPU can run (.ci/isa_matrix.py); it fails if a listed entry comes closer to its goal
+than MARGIN or an unlisted one clears it by twice MARGIN, so the lists cannot silently go stale when a
+formula or a backend changes, and an entry within the band between keeps float64 on every machine. The
+others (gelu, silu, mish, swiglu, ...: a rounded argument is amplified by the function's condition number
+in the tails, or a derivative cancels near its zero) keep float64 math, and so do selu's and xatlu's
+forwards (1.77 and 1.85 ULP: inside the goal, not by the margin).
 
 On CUDA, "auto" keeps float64 for every entry: real libdevice is 1-2 ULP per call instead of the
 interpreter's correctly rounded stand-in, so the CPU measurement does not prove the GPU's accuracy
@@ -32,17 +39,22 @@ _BOTH = frozenset(
         "bi_jump_relu", "hardshrink", "hardtanh", "hardsigmoid", "hardswish", "hard_mish", "quadratic",
         "step", "sign", "bilinear", "reglu",
         # one well-conditioned transcendental
-        "elu", "selu", "celu", "smelu", "softplus", "tanh", "log_sigmoid", "tempered_sigmoid", "sin",
+        "elu", "celu", "smelu", "softplus", "tanh", "log_sigmoid", "tempered_sigmoid", "sin",
     }
 )  # fmt: skip
 
+# How far under its goal (ULP) a listed pass's worst error must stay on every ISA; an unlisted pass that
+# clears its goal by twice this belongs in the list.
+MARGIN = 0.25
+
 FP32_MATH: dict[Pass, frozenset[str]] = {
     # forward only: their derivatives are not (erf's exp(-x^2) of a rounded x^2, 61 ULP at x = 8.5;
-    # softsign's (1 + |x|)^2 overflows at |x| = 1.8e19; xatlu and gcu cancel near the derivative's zeros)
-    "forward": _BOTH | {"erf", "softsign", "xatlu", "gcu"},
-    # backward only: sigmoid's forward is 2.2 ULP on Triton, sau's forward 100+ ULP (norm_cdf of a rounded
-    # argument in the tail); their derivatives meet the goal
-    "backward": _BOTH | {"sigmoid", "sau"},
+    # softsign's (1 + |x|)^2 overflows at |x| = 1.8e19; gcu cancels near the derivative's zeros)
+    "forward": _BOTH | {"erf", "softsign", "gcu"},
+    # backward only: sigmoid's forward is 1.93 ULP, sau's forward 100+ ULP (norm_cdf of a rounded argument
+    # in the tail), selu's forward 1.77 (scale * alpha * expm1(x): three roundings); their derivatives
+    # meet the goal with the margin
+    "backward": _BOTH | {"sigmoid", "sau", "selu"},
 }
 
 

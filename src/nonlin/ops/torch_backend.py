@@ -36,7 +36,7 @@ class TorchOps:
     atan = staticmethod(torch.atan)
     erfc = staticmethod(torch.special.erfc)
 
-    # Four primitives that inductor's C++ backend compiles inaccurately (nonlin.ops.torch_compiled): traced
+    # Primitives that inductor's C++ backend compiles inaccurately (nonlin.ops.torch_compiled, sech2 too): traced
     # by torch.compile on CPU (a model's eager formulas inside the caller's graph), they take its forms.
     @staticmethod
     def expm1(x):
@@ -94,7 +94,10 @@ class TorchOps:
 
     @staticmethod
     def sech2(x):
-        # 1 - tanh(x)^2 cancels for |x| > ~1; 4t/(1+t)^2 with t = e^{-2|x|} does not.
+        # 1 - tanh(x)^2 cancels for |x| > ~1; 4t/(1+t)^2 with t = e^{-2|x|} does not. Inductor's vector code
+        # rounds the latter above 1 near 0 (nonlin.ops.torch_compiled), so traced on CPU it takes that form.
+        if _compiling_on_cpu(x):
+            return _compiled_form("sech2", x)
         t = torch.exp(-2.0 * torch.abs(x))
         return 4.0 * t / torch.square(1.0 + t)
 
