@@ -130,6 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, TypeError) as err:
         console.print(f"[red]error:[/red] {err}")
         return 2
+    except KeyboardInterrupt:  # commands that keep partial results say so themselves before this
+        console.print("[red]interrupted[/red]")
+        return 130
 
 
 if __name__ == "__main__":

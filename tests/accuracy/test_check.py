@@ -166,7 +166,7 @@ def test_cache_is_reused(tmp_path):
 def test_cli(tmp_path, capsys):
     from nonlin.cli import main
 
-    assert main(["check", "relu", "--dtype", "bfloat16", "--size", "1024", "--out", str(tmp_path)]) == 0
+    assert main(["check", "relu", "--dtype", "bfloat16", "--size", "4096", "--out", str(tmp_path)]) == 0
     assert "accuracy in ULPs" in capsys.readouterr().out
     data = json.loads((tmp_path / "accuracy-relu-nonlin.json").read_text())
     assert data["reports"][0]["name"] == "relu" and "bfloat16" in data["reports"][0]["results"]

@@ -4,25 +4,47 @@ nonlin check gelu                          # nonlin's gelu: fp32 sample, bf16 an
 nonlin check gelu --impl torch             # torch.nn.functional.gelu, same table
 nonlin check swiglu --impl mypkg.ops:swiglu
 nonlin check --all --dtype bfloat16 --jobs 2
+
+Results are never lost or half-written:
+- the arguments (names, dtypes, --impl, --size, --jobs) are checked before anything runs: a bad one is an
+  error naming it, and nothing is written;
+- each entry's report is kept as soon as it is finished, in ``OUT/.partial/<run>/`` (one JSON per entry;
+  <run> is a hash of what was asked: entries, impl, dtypes, size, backward, versions);
+- Ctrl-C stops the run with a short message; the finished entries stay there, and the same command run
+  again resumes from them (it says how many it kept);
+- the result files (``accuracy-<name|all>-<impl>.json/.md/.html``, and the PNGs of --plot) are written only
+  when the run ends with at least one report, each to a temporary file renamed over the old one: an earlier
+  good result is replaced by a complete new one or not at all. A run in which every entry failed writes
+  nothing and exits 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import multiprocessing as mp
+import shutil
+import signal
 import time
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
-from rich.progress import Progress
 from rich.table import Table
 
-from nonlin.accuracy.check import DEFAULT_DTYPES, check
-from nonlin.accuracy.report import Report, environment, fmt_ulp, html_page, markdown_table
+from nonlin.accuracy.check import DEFAULT_DTYPES, check, resolve_impl
+from nonlin.accuracy.formats import get_format
+from nonlin.accuracy.reference import REFERENCE_VERSION
+from nonlin.accuracy.report import Report, environment, fmt_ulp, html_page, markdown_table, write_atomic
+from nonlin.accuracy.sampling import SAMPLE_VERSION
+from nonlin.progress import Steps
 from nonlin.registry import names, spec
 
 console = Console()
+# --size: below this the float32 sample is the edge cases and two values per tail binade, whatever was asked
+# (1000 gave the same 2,145 inputs as 1); above it the mpmath reference takes hours.
+MIN_SIZE, MAX_SIZE = 4096, 1 << 24
 
 
 def register(subparsers) -> None:
@@ -31,7 +53,12 @@ def register(subparsers) -> None:
     p.add_argument("--all", action="store_true", help="every catalog entry (with --impl torch: those torch has)")
     p.add_argument("--impl", default=None, help="'torch', or 'module:attr' of any callable (default: nonlin's own)")
     p.add_argument("--dtype", action="append", default=None, help=f"repeatable; default {' '.join(DEFAULT_DTYPES)}")
-    p.add_argument("--size", type=int, default=None, help="float32 sample size (default 2^20 + edge cases)")
+    p.add_argument(
+        "--size",
+        type=int,
+        default=None,
+        help=f"float32 sample size, {MIN_SIZE} to {MAX_SIZE} (default 2^20 + edge cases)",
+    )
     p.add_argument("--no-backward", action="store_true", help="forward only")
     p.add_argument("--jobs", type=int, default=1, help="processes (each entry in its own; default 1)")
     p.add_argument("--out", default="nonlin-out/accuracy", help="folder for JSON, Markdown and HTML")
@@ -39,65 +66,190 @@ def register(subparsers) -> None:
     p.set_defaults(func=_handler)
 
 
+def _check_entry(name: str, impl: Any, dtypes: tuple[str, ...], size: int | None, backward: bool, steps=None) -> Report:
+    """check() one dtype at a time (so progress can show each), merged into one report."""
+    merged: Report | None = None
+    for d in dtypes:
+        if steps is not None:
+            steps.start(f"{name} {d}")
+        rep = check(name, impl=impl, dtypes=(d,), size=size, backward=backward)
+        if merged is None:
+            merged = rep
+        else:
+            merged.results.update(rep.results)
+            merged.timings.update(rep.timings)
+        if steps is not None:
+            steps.done()
+    assert merged is not None
+    return merged
+
+
 def _one(job: tuple) -> tuple[str, Report | str]:
     name, impl, dtypes, size, backward = job
     try:
-        return name, check(name, impl=impl, dtypes=dtypes, size=size, backward=backward)
+        return name, _check_entry(name, impl, dtypes, size, backward)
     except (ValueError, TypeError, RuntimeError) as err:
         return name, f"{type(err).__name__}: {err}"
 
 
-def _handler(args: argparse.Namespace) -> int:
+def _ignore_sigint() -> None:
+    # Workers leave Ctrl-C to the parent, which stops them: no traceback from every worker.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _validate(args: argparse.Namespace) -> tuple[list[str], tuple[str, ...]]:
     if args.all and args.names:
         raise ValueError("give entry names or --all, not both")
     # --all: every entry the checker measures (set-wise units are checked against their set reference in tests)
-    chosen = [n for n in names() if spec(n).kind.value != "setwise"] if args.all else [spec(n).name for n in args.names]
+    if args.all:
+        chosen = [n for n in names() if spec(n).kind.value != "setwise"]
+    else:
+        chosen = list(dict.fromkeys(spec(n).name for n in args.names))
     if not chosen:
         raise ValueError("nonlin check: name at least one entry, or pass --all")
     if args.all and args.impl == "torch":
         chosen = [n for n in chosen if spec(n).torch_equivalent is not None]
-    dtypes = tuple(args.dtype or DEFAULT_DTYPES)
-    jobs = [(n, args.impl, dtypes, args.size, not args.no_backward) for n in chosen]
-    reports: list[Report] = []
+    formats = []
+    for d in args.dtype or DEFAULT_DTYPES:
+        try:
+            formats.append(get_format(d).name)
+        except ValueError as err:
+            raise ValueError(f"--dtype {d}: {err}") from None
+    dtypes = tuple(dict.fromkeys(formats))
+    if args.size is not None and not MIN_SIZE <= args.size <= MAX_SIZE:
+        raise ValueError(
+            f"--size {args.size}: expected an integer from {MIN_SIZE} to {MAX_SIZE} (the float32 sample size; "
+            f"below {MIN_SIZE} the sample is the edge cases alone)"
+        )
+    if args.jobs < 1:
+        raise ValueError(f"--jobs {args.jobs}: expected an integer >= 1 (the number of processes)")
+    for n in chosen:  # --impl: importable, callable, and (for 'torch') there for every entry asked
+        resolve_impl(spec(n), args.impl)
+    return chosen, dtypes
+
+
+class _Partial:
+    """Finished entries of one run, kept in OUT/.partial/<key>/ until the run ends (see the module docstring)."""
+
+    def __init__(self, out: Path, stem: str, request: dict[str, Any]) -> None:
+        blob = json.dumps(request, sort_keys=True, default=str).encode()
+        self.dir = out / ".partial" / f"{stem}-{hashlib.sha1(blob).hexdigest()[:12]}"
+        self.request = request
+
+    def load(self) -> dict[str, dict[str, Any]]:
+        kept: dict[str, dict[str, Any]] = {}
+        for f in sorted(self.dir.glob("entry-*.json")) if self.dir.exists() else []:
+            try:
+                d = json.loads(f.read_text())
+            except (OSError, ValueError):
+                continue  # a file that cannot be read is redone, not trusted
+            if d.get("name") in self.request["entries"]:
+                kept[d["name"]] = d
+        return kept
+
+    def keep(self, rep: Report, plot: bool) -> dict[str, Any]:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        write_atomic(self.dir / "request.json", json.dumps(self.request, indent=2, default=str))
+        d = rep.to_dict()
+        if plot:
+            rep.plot(self.dir / _png_name(rep.name, rep.impl))
+        write_atomic(self.dir / f"entry-{rep.name}.json", json.dumps(d, indent=2, default=str))
+        return d
+
+    def png(self, name: str, impl: str) -> Path:
+        return self.dir / _png_name(name, impl)
+
+    def remove(self) -> None:
+        shutil.rmtree(self.dir, ignore_errors=True)
+        parent = self.dir.parent
+        if parent.exists() and not any(parent.iterdir()):
+            parent.rmdir()
+
+
+def _png_name(name: str, impl: str) -> str:
+    return f"{name}-{impl.replace(':', '_')}.png"
+
+
+def _handler(args: argparse.Namespace) -> int:
+    chosen, dtypes = _validate(args)
+    impl_label = (args.impl or "nonlin").replace(":", "_")
+    stem = "accuracy-" + (chosen[0] if len(chosen) == 1 else "all") + "-" + impl_label
+    out = Path(args.out)
+    backward = not args.no_backward
+    request = {
+        "entries": chosen,
+        "impl": args.impl,
+        "dtypes": dtypes,
+        "size": args.size,
+        "backward": backward,
+        "reference": REFERENCE_VERSION,
+        "sample": SAMPLE_VERSION,
+        "versions": {k: v for k, v in environment().items() if k in ("nonlin", "torch", "numpy")},
+    }
+    partial = _Partial(out, stem, request)
+    done = partial.load()
+    if done:
+        console.print(f"resuming: {len(done)} of {len(chosen)} entries kept from an interrupted run ({partial.dir})")
+    todo = [n for n in chosen if n not in done]
     errors: dict[str, str] = {}
     t0 = time.perf_counter()
-    with Progress(console=console, transient=True) as progress:
-        task = progress.add_task("checking", total=len(jobs))
-        if args.jobs > 1 and len(jobs) > 1:
-            with mp.get_context("fork").Pool(args.jobs) as pool:
-                results = pool.imap_unordered(_one, jobs)
-                for name, rep in results:
-                    progress.advance(task)
-                    progress.update(task, description=name)
-                    (reports.append(rep) if isinstance(rep, Report) else errors.__setitem__(name, rep))
-        else:
-            for job in jobs:
-                progress.update(task, description=job[0])
-                name, rep = _one(job)
-                progress.advance(task)
-                (reports.append(rep) if isinstance(rep, Report) else errors.__setitem__(name, rep))
-    order = {n: i for i, n in enumerate(chosen)}
-    reports.sort(key=lambda r: order[r.name])
+    per_dtype = args.jobs == 1 or len(todo) <= 1
+    steps_total = len(todo) * (len(dtypes) if per_dtype else 1)
+    try:
+        with Steps(steps_total, "check") as steps:
+            if not per_dtype:
+                jobs = [(n, args.impl, dtypes, args.size, backward) for n in todo]
+                pool = mp.get_context("fork").Pool(min(args.jobs, len(jobs)), initializer=_ignore_sigint)
+                try:
+                    steps.start(f"{len(jobs)} entries in {min(args.jobs, len(jobs))} processes")
+                    for name, rep in pool.imap_unordered(_one, jobs):
+                        if isinstance(rep, Report):
+                            done[name] = partial.keep(rep, args.plot)
+                        else:
+                            errors[name] = rep
+                        steps.done(name)
+                finally:
+                    pool.terminate()
+                    pool.join()
+            else:
+                for name in todo:
+                    try:
+                        rep = _check_entry(name, args.impl, dtypes, args.size, backward, steps)
+                    except (ValueError, TypeError, RuntimeError) as err:
+                        errors[name] = f"{type(err).__name__}: {err}"
+                        continue
+                    done[name] = partial.keep(rep, args.plot)
+    except KeyboardInterrupt:
+        console.print(
+            f"[red]interrupted[/red]: {len(done)} of {len(chosen)} entries finished and kept in {partial.dir}; "
+            "run the same command again to resume (result files not written)"
+        )
+        return 130
+    dicts = [done[n] for n in chosen if n in done]
+    reports = [Report.from_dict(d) for d in dicts]
     _print(reports)
     for name, msg in errors.items():
         console.print(f"[red]{name}[/red]: {msg}")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    stem = "accuracy-" + (chosen[0] if len(chosen) == 1 else "all") + "-" + (args.impl or "nonlin").replace(":", "_")
+    if not reports:
+        console.print(f"[red]no entry finished[/red]: nothing written (earlier files in {out} are untouched)")
+        return 1
     payload = {
         "environment": environment(),
         "seconds": time.perf_counter() - t0,
-        "reports": [r.to_dict() for r in reports],
+        "reports": dicts,
         "errors": errors,
     }
-    (out / f"{stem}.json").write_text(json.dumps(payload, indent=2, default=str))
-    (out / f"{stem}.md").write_text(markdown_table(reports))
-    (out / f"{stem}.html").write_text(html_page(reports, title=f"nonlin accuracy ({args.impl or 'nonlin'})"))
+    write_atomic(out / f"{stem}.json", json.dumps(payload, indent=2, default=str))
+    write_atomic(out / f"{stem}.md", markdown_table(reports))
+    write_atomic(out / f"{stem}.html", html_page(reports, title=f"nonlin accuracy ({args.impl or 'nonlin'})"))
     if args.plot:
         for r in reports:
-            r.plot(out / f"{r.name}-{r.impl.replace(':', '_')}.png")
-    console.print(f"wrote {out / stem}.json, .md, .html")
-    return 1 if errors and not reports else 0
+            png = partial.png(r.name, r.impl)
+            if png.exists():
+                png.replace(out / png.name)
+    partial.remove()
+    console.print(f"wrote {out / stem}.json, .md, .html" + (f" ({len(errors)} entries failed)" if errors else ""))
+    return 0
 
 
 def _print(reports: list[Report]) -> None:

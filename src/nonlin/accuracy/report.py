@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import platform
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,10 +103,24 @@ class Report:
             "environment": environment(),
         }
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Report:
+        """The report `to_dict` wrote, less what JSON does not keep (per-element errors and inputs: no plots)."""
+        results = {
+            dt: {
+                k: Result(Stats(**{f: v[f] for f in Stats.__dataclass_fields__ if f in v}), None)
+                if "n" in v
+                else Result(None, None, note=v.get("note", ""))
+                for k, v in per.items()
+            }
+            for dt, per in d["results"].items()
+        }
+        return cls(d["name"], d["impl"], dict(d["params"]), results, dict(d.get("timings", {})))
+
     def to_json(self, path: str | Path | None = None) -> str:
         text = json.dumps(self.to_dict(), indent=2, default=_jsonable)
         if path is not None:
-            Path(path).write_text(text)
+            write_atomic(path, text)
         return text
 
     def rows(self) -> list[dict[str, Any]]:
@@ -177,6 +192,23 @@ class Report:
         fig.savefig(path, dpi=110)
         plt.close(fig)
         return path
+
+
+def write_atomic(path: str | Path, data: str | bytes) -> Path:
+    """Write a file so that readers see the old content or the new, never a part: a temporary file in the
+    same folder, flushed to disk, then renamed over the target (os.replace is atomic on POSIX and Windows)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data.encode() if isinstance(data, str) else data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
 
 
 def _jsonable(v: Any) -> Any:

@@ -1,0 +1,297 @@
+"""What README.md and docs/*.md show runs (issue 13): every Python block, and every shell command.
+
+Python blocks
+    Every fenced block whose info string is ``python`` runs, in order, in one fresh interpreter per file
+    (blocks of a file share their names, as a reader typing them would), with the working directory a
+    temporary folder. A block may use the small fixtures of ``FIXTURES`` (``x``, ``packed``, ``scores``,
+    ``model``, ``X``, ...) without defining them: tensors of a few elements, the bundled TinyTransformer.
+    A block that is an illustration on purpose (placeholders such as ``...``, or minutes of work) is marked
+    with the info string ``python no-run`` and must open with a comment saying why, e.g.::
+
+        ```python no-run
+        # illustration: `build` is elided (...); tests/arena/test_custom_task.py runs a complete task
+        ```
+
+    ``test_no_run_blocks_say_why`` enforces the comment. Files in ``SLOW_DOCS`` (with the reason) run in the
+    slow suite.
+
+Shell commands
+    Every line of a fenced block with no info string or ``bash``/``sh``/``shell``/``console`` is a command
+    (the text before a ``  #`` comment; ``$ `` prompts are dropped). Each must be a key of ``COMMANDS``:
+    the value None runs the command as shown; a `Smaller` runs a smaller form and says why the shown one
+    is not run (minutes of work, a GPU, a placeholder such as ``mypkg.ops:swiglu``). ``nonlin ...`` commands
+    run in this process through ``nonlin.cli.main``, others in a subprocess, all in a temporary folder. A
+    command added to the docs without an entry here fails ``test_every_shell_command_is_covered``: add it.
+    Docs are found by glob, so a new docs/*.md is picked up automatically.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+SHELL_INFO = {"", "bash", "sh", "shell", "console"}
+FENCE = re.compile(r"^```([^\n`]*)\n(.*?)^```\s*$", re.S | re.M)
+
+FIXTURES = """
+import torch, numpy as np, nonlin
+from nonlin.probe.examples import relu_mlp, tiny_transformer
+torch.manual_seed(0)
+x = torch.randn(4, 8)
+packed = torch.randn(4, 16)                      # [batch, 2d]: [gate | value]
+gate, value = packed.chunk(2, dim=-1)
+scores = torch.randn(2, 5, 5)                     # [batch, query, key]
+causal_mask = torch.ones(5, 5, dtype=torch.bool).tril()
+w = torch.empty(16, 8)
+q, c, q1, q2 = 1.0, 0.5, 1.0, 2.0
+X = torch.randn(5, 3, dtype=torch.float64)        # [inputs, features]
+model, inputs = tiny_transformer(batch=2, seq=16)
+batches = loader = [inputs]
+def step(model, batch):
+    loss = model(batch).float().pow(2).mean()
+    loss.backward()
+    return loss
+mlp, _points = relu_mlp()
+start, end = torch.zeros(2), torch.ones(2)
+origin, u, v = torch.zeros(2), torch.tensor([1.0, 0.0]), torch.tensor([0.0, 1.0])
+"""
+
+RUNNER = """
+import json, sys, traceback
+blocks = json.load(open(sys.argv[1]))
+ns = {"__name__": "__docs__"}
+exec(compile(blocks[0]["code"], "<fixtures>", "exec"), ns)
+for b in blocks[1:]:
+    try:
+        exec(compile(b["code"], b["where"], "exec"), ns)
+    except BaseException:
+        print("FAILED " + b["where"], file=sys.stderr)
+        traceback.print_exc()
+        sys.exit(1)
+"""
+
+
+@dataclass(frozen=True)
+class Block:
+    path: Path
+    line: int
+    info: str
+    code: str
+
+    @property
+    def where(self) -> str:
+        return f"{self.path.relative_to(ROOT)}:{self.line}"
+
+
+def blocks(path: Path) -> list[Block]:
+    text = path.read_text()
+    return [
+        Block(path, text[: m.start()].count("\n") + 1, m.group(1).strip(), m.group(2)) for m in FENCE.finditer(text)
+    ]
+
+
+def shell_commands(path: Path) -> list[tuple[str, str]]:
+    """(command, where) for every command line of the shell blocks of a file."""
+    out = []
+    for b in blocks(path):
+        if b.info not in SHELL_INFO:
+            continue
+        for i, line in enumerate(b.code.splitlines(), start=b.line + 1):
+            cmd = re.split(r"\s{2,}#", line, maxsplit=1)[0].strip().removeprefix("$ ").strip()
+            if cmd and not cmd.startswith("#"):
+                out.append((cmd, f"{path.relative_to(ROOT)}:{i}"))
+    return out
+
+
+@dataclass(frozen=True)
+class Smaller:
+    """The shown command is not run (why); `form` is run instead (None: nothing on this machine, e.g. GPU)."""
+
+    form: str | None
+    why: str
+    needs_cuda: bool = False
+
+
+QUICK_ARENA = "--task digits:steps=20 --seeds 1 --workers 0 --no-progress"
+COMMANDS: dict[str, Smaller | None] = {
+    # README
+    "./run main": Smaller(f"nonlin arena --act relu {QUICK_ARENA} --out runs/", "installs, then a sweep of minutes"),
+    "./run test": Smaller(None, "the whole suite: CI runs it, and this test is part of it"),
+    "nonlin list": None,
+    "nonlin show mish": None,
+    "nonlin compare relu gelu silu shifted_relu swiglu": None,
+    "nonlin compare gelu silu --accuracy --db nonlin-out/arena": Smaller(
+        "nonlin compare relu --accuracy --db nonlin-out/arena", "gelu and silu's accuracy sections take minutes"
+    ),
+    "nonlin check gelu [--impl torch]": Smaller(
+        "nonlin check relu --impl torch --dtype bfloat16 --no-backward", "minutes (fp32 sample); a placeholder"
+    ),
+    "nonlin check --all --dtype bfloat16": Smaller(
+        "nonlin check relu relu6 --dtype bfloat16 --no-backward", "the whole catalog: many minutes"
+    ),
+    "nonlin theory tanh": Smaller("nonlin theory relu --no-plots", "about a minute with its plots"),
+    "nonlin probe [--model mod:factory] [--swap gelu=relu]": Smaller(
+        "nonlin probe --swap gelu=relu --repeat 1", "placeholders"
+    ),
+    "nonlin arena --act relu gelu silu swiglu --task digits char_lm --seeds 5 --out runs/": Smaller(
+        f"nonlin arena --act relu swiglu {QUICK_ARENA} --out runs/", "40 training runs"
+    ),
+    "nonlin arena --resume runs/": Smaller(
+        f"nonlin arena --act relu {QUICK_ARENA} --out runs/ ; nonlin arena --resume runs/ --workers 0 --no-progress",
+        "needs a sweep to resume",
+    ),
+    "nonlin arena report runs/": Smaller(
+        f"nonlin arena --act relu {QUICK_ARENA} --out runs/ --no-report ; nonlin arena report runs/",
+        "needs a sweep",
+    ),
+    "THP_MEM_ALLOC_ENABLE=1 python benchmarks/kernels.py": Smaller(None, "a benchmark: minutes"),
+    "python benchmarks/kernels.py --device cuda --dtype bfloat16": Smaller(None, "GPU", needs_cuda=True),
+    "python benchmarks/gpu_check.py": Smaller(None, "GPU", needs_cuda=True),
+    "python benchmarks/accuracy.py": Smaller(None, "a benchmark: minutes"),
+    "python benchmarks/theory.py --n 1000": Smaller(None, "a benchmark: minutes"),
+    "python benchmarks/probe.py --threads 1": Smaller(None, "a benchmark: minutes"),
+    # docs/accuracy.md
+    "nonlin check gelu": Smaller("nonlin check gelu --dtype bfloat16 --no-backward", "minutes (fp32 sample)"),
+    "nonlin check gelu --impl torch": Smaller(
+        "nonlin check gelu --impl torch --dtype bfloat16 --no-backward", "minutes (fp32 sample)"
+    ),
+    "nonlin check swiglu --impl mypkg.ops:swiglu": Smaller(
+        "nonlin check swiglu --impl torch:mul --dtype bfloat16 --no-backward ; nonlin check swiglu --impl "
+        "mypkg.ops:swiglu",
+        "mypkg is a placeholder: a real callable is checked, and the placeholder fails cleanly",
+    ),
+    "nonlin check --all --dtype bfloat16 --jobs 2": Smaller(
+        "nonlin check relu relu6 hardtanh --dtype bfloat16 --no-backward --jobs 2", "the whole catalog"
+    ),
+    "nonlin compare gelu silu --accuracy": Smaller("nonlin compare relu --accuracy", "minutes of references"),
+    # docs/arena.md
+    "nonlin arena": Smaller(f"nonlin arena --act relu {QUICK_ARENA}", "the default sweep takes minutes"),
+    "nonlin arena --act relu gelu silu swiglu shifted_relu snake --task digits char_lm --seeds 5 --out runs/": Smaller(
+        f"nonlin arena --act snake shifted_relu {QUICK_ARENA} --out runs/", "60 training runs"
+    ),
+    "nonlin arena --act shifted_relu:tau=0.5 clipped_shifted_relu:tau=1,m=2 relu --task sparsity --out runs/": Smaller(
+        "nonlin arena --act shifted_relu:tau=0.5 clipped_shifted_relu:tau=1,m=2 --task sparsity:steps=20 --seeds 1 "
+        "--workers 0 --no-progress --out runs/",
+        "training runs",
+    ),
+    "nonlin arena --task digits:steps=400,lr=0.001 --out runs/": Smaller(
+        "nonlin arena --act relu --task digits:steps=20,lr=0.001 --seeds 1 --workers 0 --no-progress --out runs/",
+        "training runs",
+    ),
+    "nonlin arena --resume runs/ --retry-failed": Smaller(
+        f"nonlin arena --act relu {QUICK_ARENA} --out runs/ ; nonlin arena --resume runs/ --retry-failed "
+        "--workers 0 --no-progress",
+        "needs a sweep",
+    ),
+    "nonlin arena --backend ray --address auto": Smaller(None, "needs a running Ray cluster (tests/arena: local Ray)"),
+    "nonlin compare relu gelu swiglu --db runs/": Smaller(
+        f"nonlin arena --act relu {QUICK_ARENA} --out runs/ ; nonlin compare relu gelu swiglu --db runs/",
+        "needs a sweep",
+    ),
+    # docs/kernels.md
+    "python benchmarks/kernels.py --keep-freed-memory": Smaller(None, "a benchmark: minutes"),
+    "python benchmarks/kernels.py --entries all": Smaller(None, "a benchmark: minutes"),
+    # docs/probe.md
+    "nonlin probe": Smaller("nonlin probe --repeat 1", "the default repeats the batch"),
+    "nonlin probe --model examples/probe_minilm.py:factory --out nonlin-out/minilm --rank": Smaller(
+        None, "loads a Hugging Face model (tests/probe run it where transformers is installed)"
+    ),
+    "nonlin probe --model mypkg.models:build --input-shape 8,16 --input-dtype float": Smaller(
+        "nonlin probe --model nonlin.probe.examples:relu_mlp --input-shape 8,2 --input-dtype float",
+        "mypkg is a placeholder",
+    ),
+    "nonlin probe --swap gelu=relu": Smaller("nonlin probe --swap gelu=relu --repeat 1", "the default repeats"),
+}
+
+
+def _all_commands() -> list[tuple[str, str]]:
+    return [c for p in DOCS for c in shell_commands(p)]
+
+
+def test_every_shell_command_is_covered():
+    missing = sorted({f"{cmd!r} ({where})" for cmd, where in _all_commands() if cmd not in COMMANDS})
+    assert not missing, "shell commands in the docs with no entry in COMMANDS (tests/test_docs.py):\n" + "\n".join(
+        missing
+    )
+
+
+# Docs whose blocks take long run in the slow suite (CI's default run deselects it; `pytest -m slow` runs them).
+SLOW_DOCS = {
+    "docs/theory.md": "clip_level, edge-of-chaos scans and depth-5 kernels: about a minute",
+    "docs/kernels.md": "use('fused') compiles with inductor on CPU: about 30 s",
+}
+
+
+def _doc_param(p: Path):
+    rel = str(p.relative_to(ROOT))
+    return pytest.param(p, id=rel, marks=[pytest.mark.slow] if rel in SLOW_DOCS else [])
+
+
+@pytest.mark.parametrize("path", [_doc_param(p) for p in DOCS])
+def test_python_blocks_run(path, tmp_path):
+    runnable = [b for b in blocks(path) if b.info == "python"]
+    if not runnable:
+        pytest.skip("no python block")
+    spec = tmp_path / "blocks.json"
+    spec.write_text(json.dumps([{"code": FIXTURES}, *({"code": b.code, "where": b.where} for b in runnable)]))
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env.setdefault("NONLIN_CACHE", str(tmp_path / "cache"))
+    r = subprocess.run(
+        [sys.executable, "-c", RUNNER, str(spec)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert r.returncode == 0, r.stderr[-4000:]
+
+
+def test_no_run_blocks_say_why():
+    for path in DOCS:
+        for b in blocks(path):
+            if b.info.startswith("python") and b.info != "python":
+                assert b.info == "python no-run", f"{b.where}: unknown info string {b.info!r}"
+                first = b.code.lstrip().splitlines()[0] if b.code.strip() else ""
+                assert first.startswith("#") and len(first) > 10, f"{b.where}: a no-run block opens with why"
+
+
+def _run_shell(cmd: str, cwd: Path) -> None:
+    from nonlin.cli import main
+
+    for part in (p.strip() for p in cmd.split(" ; ")):
+        argv = shlex.split(part)
+        if argv[0] == "nonlin":
+            rc = main(argv[1:])
+            expected_failure = "mypkg" in part
+            assert (rc != 0) if expected_failure else (rc == 0), f"{part!r} exited {rc}"
+        else:
+            r = subprocess.run(part, shell=True, cwd=cwd, capture_output=True, text=True, timeout=600)
+            assert r.returncode == 0, (part, r.stderr[-3000:])
+
+
+def _shell_cases() -> list[tuple[str, str]]:
+    seen: dict[str, str] = {}
+    for cmd, where in _all_commands():
+        seen.setdefault(cmd, where)
+    return sorted(seen.items())
+
+
+@pytest.mark.parametrize(("cmd", "where"), _shell_cases(), ids=[c for c, _ in _shell_cases()])
+def test_shell_command_runs(cmd, where, tmp_path, monkeypatch):
+    if cmd not in COMMANDS:
+        pytest.fail(f"{where}: {cmd!r} has no entry in COMMANDS")
+    how = COMMANDS[cmd]
+    if how is not None and how.needs_cuda and not torch.cuda.is_available():
+        pytest.skip(f"{cmd}: {how.why}")
+    if how is not None and how.form is None:
+        pytest.skip(f"not run: {how.why}")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NONLIN_CACHE", str(tmp_path / "cache"))
+    _run_shell(cmd if how is None else how.form, tmp_path)
