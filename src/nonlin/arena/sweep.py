@@ -43,7 +43,7 @@ from nonlin.arena.tasks import Task, make_task, task_names
 DEFAULT_ACTS = ("relu", "gelu", "silu", "swiglu", "shifted_relu", "clipped_shifted_relu", "snake")
 # Every bundled task but py_lm, whose runs take minutes each (run it by name: --task py_lm).
 DEFAULT_TASKS = ("digits", "breast_cancer", "wine", "sparsity", "deep_mlp", "periodic")
-DEFAULT_SEEDS = 3
+DEFAULT_SEEDS = 5
 DEFAULT_OUT = "nonlin-out/arena"
 DEFAULT_LR_GRID = ("x0.25", "x0.5", "x1", "x2")  # factors of each task's own lr (log-spaced, factor 2)
 
