@@ -114,7 +114,7 @@ def test_gated_units_get_packed_width_and_normalizers_swap_attention():
 
     model = mlp(5, (7,), 2, as_act("swiglu"))
     assert model[0][0].out_features == 14  # [gate | value]
-    task = make_task(SMALL["char_lm"])
+    task = make_task(SMALL["py_lm"])
     r = execute(RunSpec(task, as_act("sigmoid_attn"), 0))
     assert r.status == "ok", r.error
     assert task.supports(as_act("sparsemax")) is None

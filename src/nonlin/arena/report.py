@@ -288,7 +288,14 @@ def _baseline_rows(entries: list[Entry], width: int) -> list[list[str]]:
     ref = entries[0]
     rows = [["baseline", name, fmt(v), *([""] * (width - 3))] for name, v in sorted(ref.baselines.items())]
     if ref.threshold is not None:
-        rows.append(["threshold", "learned above/below this", fmt(ref.threshold), *([""] * (width - 3))])
+        rows.append(
+            [
+                "threshold",
+                f"learned: {'above' if ref.goal == 'max' else 'below'} this",
+                fmt(ref.threshold),
+                *([""] * (width - 3)),
+            ]
+        )
     elif not ref.baselines:
         rows.append(["baseline", "none declared by the task", "-", *([""] * (width - 3))])
     return rows

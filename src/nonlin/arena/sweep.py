@@ -43,7 +43,7 @@ from nonlin.arena.tasks import Task, make_task, task_names
 DEFAULT_ACTS = ("relu", "gelu", "silu", "swiglu", "shifted_relu", "clipped_shifted_relu", "snake")
 # Every bundled task but py_lm, whose runs take minutes each (run it by name: --task py_lm).
 DEFAULT_TASKS = ("digits", "breast_cancer", "wine", "sparsity", "deep_mlp", "periodic")
-DEFAULT_SEEDS = 3
+DEFAULT_SEEDS = 5
 DEFAULT_OUT = "nonlin-out/arena"
 DEFAULT_LR_GRID = ("x0.25", "x0.5", "x1", "x2")  # factors of each task's own lr (log-spaced, factor 2)
 
@@ -152,8 +152,8 @@ class Sweep:
 
     acts: catalog names (``"shifted_relu:tau=0.5"``), ``(name, params)`` pairs, callables, or a
     ``{name: callable}`` dict. tasks: bundled task names (``"digits:steps=50"``) or Task instances; None =
-    ``DEFAULT_TASKS`` (every bundled task but py_lm). seeds: a count (seeds 0..n-1) or a list. out: the results folder (``arena.sqlite``
-    and the report go there). workers: runs at once (local: processes, 0 = in this process; default the
+    ``DEFAULT_TASKS`` (every bundled task but py_lm). seeds: a count (seeds 0..n-1) or a list. out: the
+    results folder (``arena.sqlite`` and the report go there). workers: runs at once (local: processes, 0 = in this process; default the
     CPU count). backend: "local" or "ray" (address: "auto" for a running cluster). lr_grid: see
     `parse_lr_grid`; tune=False: each task's own lr only. budget: a factor on every task's steps.
     metrics: per-run metric hooks (`nonlin.arena.metrics.RunMetric`; None: ``DEFAULT_METRICS``).
