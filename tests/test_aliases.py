@@ -646,3 +646,12 @@ def test_functional_exports_torch_function_names():
     for name in ("softshrink", "logsigmoid", "relu_", "leaky_relu_", "hardtanh_"):
         assert getattr(NF, name) is NF.function(name)
     assert not hasattr(NF, "leakyrelu")  # torch.nn's class names are not functions
+
+
+def test_readme_names_section_runs():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = text[text.index("## Names from other libraries") :]
+    code = section[section.index("```python") + len("```python") : section.index("```", section.index("```python") + 9)]
+    exec(compile(code, "README.md#names", "exec"), {})
