@@ -19,7 +19,7 @@ from rich.table import Table
 import nonlin
 from nonlin import calling
 from nonlin.plotting import plot
-from nonlin.registry import names, spec
+from nonlin.registry import convention, names, spec
 from nonlin.report import DEFAULT_COMPARE, build
 from nonlin.spec import Kind
 
@@ -41,6 +41,11 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _default_layout(name: str) -> str:
+    record = convention(name)
+    return record.defaults.get("layout", "gate_value") if record else "gate_value"
+
+
 def _show(args: argparse.Namespace) -> int:
     s = spec(args.name)
     console.print(f"[bold]{s.name}[/bold] ({s.kind.value}, family {s.family}): {s.summary}")
@@ -60,7 +65,7 @@ def _show(args: argparse.Namespace) -> int:
         console.print(f"  gradient    rule: {s.gradient_rule}")
     if s.kind is Kind.GATED:
         console.print(
-            "  input       packed [..., 2d] = [gate | value] (gate first), or (gate, value)"
+            f"  input       packed [..., 2d], layout={_default_layout(s.name)!r} (layout= to change), or (gate, value)"
             + (f"; extra inputs {s.extra_inputs}" if s.extra_inputs else "")
         )
     if s.kind is Kind.NORMALIZER:
