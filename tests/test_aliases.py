@@ -471,6 +471,28 @@ def test_torch_arguments_by_name_and_position(name):
         torch.testing.assert_close(ours(x.clone(), *positional), want_pos, rtol=1e-12, atol=1e-12)
 
 
+_MODULES_WITH_ARGS = [n for n in torch_modules() if n not in NOT_ACTIVATIONS and n not in PENDING]
+
+
+@pytest.mark.parametrize("name", _MODULES_WITH_ARGS)
+def test_torch_module_arguments_by_name_and_position(name):
+    """nonlin.get(torch's class name, ...) takes the class's constructor arguments with torch's meaning."""
+    cls = getattr(nn, name)
+    skip = {"self", "args", "kwargs", "device", "dtype", "min_value", "max_value"}  # the last two: deprecated
+    params = [p for p in inspect.signature(cls.__init__).parameters.values() if p.name not in skip]
+    alternates = {**_ALTERNATES, "num_parameters": 4, "init": 0.1, "dim": 1}
+    unknown = [p.name for p in params if p.name not in alternates]
+    assert not unknown, f"add a non-default value for {unknown}"
+    values = {p.name: alternates[p.name] for p in params}
+    x = torch.from_numpy(_GRID[::7].copy()).reshape(-1, 1).repeat(1, 4) * (1 + torch.arange(4.0))  # [N, 4]
+    if name == "Softmax2d":
+        x = x.reshape(-1, 4, 1, 1)[:8]
+    for args, kwargs in (((), values), (tuple(values.values()), {})):
+        want = cls(*args, **kwargs).double().eval()(x.clone())
+        got = nonlin.get(name, *args, **kwargs).double().eval()(x.clone())
+        torch.testing.assert_close(got, want, rtol=1e-12, atol=1e-12)
+
+
 def test_the_issue_calls():
     x = torch.linspace(-40, 40, 801, dtype=torch.float64)
     torch.testing.assert_close(NF.leaky_relu(x, negative_slope=0.2), F.leaky_relu(x, negative_slope=0.2))
