@@ -673,6 +673,7 @@ _OPTIONS = {
 def test_record_is_valid(key):
     record = conventions()[key]
     s = nonlin.spec(key)
+    hash(s)  # the kernels cache plans by spec
     known = set(s.defaults()) | _OPTIONS[s.kind] | calling.EXTRA_ARGS.get(s.name, set()) | set(record.choose)
     known |= {"num_parameters"}
     for upstream in (*record.positional, *(record.module_positional or ()), *record.args):
