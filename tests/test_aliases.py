@@ -179,21 +179,37 @@ _GRID = np.concatenate(
 )
 
 
+# Arguments torch requires (no default), by name: the walk passes the same to torch and to nonlin.
+_REQUIRED = {"threshold": 0.5, "value": -1.0}
+# Upstream callables that sample: they resolve, and their entry's own tests check the distribution.
+SAMPLING = {"gumbel_softmax"}
+
+
+def _required(f) -> tuple:
+    try:
+        sig = inspect.signature(f)
+    except ValueError:
+        return ()
+    ps = [p for p in sig.parameters.values() if p.name not in ("self", "input") and p.default is p.empty]
+    ps = [p for p in ps if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return tuple(_REQUIRED[p.name] for p in ps)
+
+
 def _upstream_callable(source: str, name: str):
-    """The upstream function of one tensor, built with its defaults; None where it needs more than the input."""
+    """The upstream function of one tensor, built with its defaults (and _REQUIRED arguments)."""
     if source == "torch.nn":
+        cls = getattr(nn, name)
         if name in ("Softmax", "Softmin", "LogSoftmax"):
-            return getattr(nn, name)(dim=-1)  # torch deprecates its no-dim default (see test_softmax_dim_none)
-        return getattr(nn, name)().eval()
+            return cls(dim=-1)  # torch deprecates its no-dim default (see test_softmax_dim_none)
+        return cls(*_required(cls.__init__)).eval()
     if source == "torch.nn.functional":
         f = getattr(F, name)
+        args = _required(f)
         if name == "prelu":
             return lambda x: f(x, torch.tensor([0.25], dtype=x.dtype))
         if name in ("softmax", "softmin", "log_softmax"):
             return lambda x: f(x, dim=-1)
-        if name.endswith("_"):
-            return lambda x: f(x.clone())
-        return f
+        return lambda x: f(x.clone() if name.endswith("_") else x, *args)
     if source == "transformers ACT2FN":
         from transformers.activations import ACT2FN
 
@@ -206,12 +222,12 @@ def _upstream_callable(source: str, name: str):
 
 def _nonlin_callable(source: str, name: str):
     if source == "torch.nn.functional":
-        f = NF.function(name)
+        f, args = NF.function(name), _required(getattr(F, name))
         if name == "prelu":
             return lambda x: f(x, torch.tensor([0.25], dtype=x.dtype))
-        if name.endswith("_"):
-            return lambda x: f(x.clone())
-        return f
+        return lambda x: f(x.clone() if name.endswith("_") else x, *args)
+    if source == "torch.nn":
+        return nonlin.get(name, *_required(getattr(nn, name).__init__)).eval()
     return nonlin.get(name).eval()
 
 
@@ -269,6 +285,11 @@ DEPARTURES = {
         lambda x, ref: torch.where(x > 20.0, math.log1p(_E20), 0.0),
         lambda x, ref: torch.where(x > 20.0, _E20, 0.0),
     ),
+    # HF's sqrtsoftplus is sqrt(F.softplus(x)), so torch's threshold 20 again: sqrt(x + d) - sqrt(x) <= d / 2 sqrt(x).
+    "sqrtsoftplus": (
+        lambda x, ref: torch.where(x > 20.0, math.log1p(_E20) / (2 * x.clamp_min(20.0).sqrt()), 0.0),
+        lambda x, ref: torch.where(x > 20.0, _E20, 0.0),
+    ),
     "gelu_fast": (_gelu_fast_constant, _gelu_fast_constant_grad),
     # torch's float64 hardsigmoid backward multiplies by float32's 1/6 (0.1666666716337204): 5.0e-9 off.
     "hardsigmoid": (
@@ -292,7 +313,7 @@ def _departure(entry: str, x: torch.Tensor, ref: torch.Tensor, name: str, which:
 def _cases():
     out = []
     for source, names in _upstream_names().items():
-        out += [(source, n) for n in names if n not in PENDING]
+        out += [(source, n) for n in names if n not in PENDING and n not in SAMPLING]
     return out
 
 
@@ -405,6 +426,7 @@ _ALTERNATES = {
     "lambd": 0.3,
     "beta": 2.0,
     "threshold": 5.0,
+    "value": -1.0,
     "min_val": -2.0,
     "max_val": 2.5,
     "lower": 0.1,
@@ -436,7 +458,7 @@ def _torch_parameters(f) -> list[tuple[str, bool]]:
         return out
 
 
-_WITH_ARGS = [n for n in TORCH_FUNCTIONAL if n not in NOT_ACTIVATIONS and n not in PENDING]
+_WITH_ARGS = [n for n in TORCH_FUNCTIONAL if n not in NOT_ACTIVATIONS and n not in PENDING and n not in SAMPLING]
 
 
 @pytest.mark.parametrize("name", _WITH_ARGS)
@@ -469,6 +491,28 @@ def test_torch_arguments_by_name_and_position(name):
         except TypeError:
             pytest.skip(f"torch's {name} takes no positional arguments after the input")
         torch.testing.assert_close(ours(x.clone(), *positional), want_pos, rtol=1e-12, atol=1e-12)
+
+
+_MODULES_WITH_ARGS = [n for n in torch_modules() if n not in NOT_ACTIVATIONS and n not in PENDING]
+
+
+@pytest.mark.parametrize("name", _MODULES_WITH_ARGS)
+def test_torch_module_arguments_by_name_and_position(name):
+    """nonlin.get(torch's class name, ...) takes the class's constructor arguments with torch's meaning."""
+    cls = getattr(nn, name)
+    skip = {"self", "args", "kwargs", "device", "dtype", "min_value", "max_value"}  # the last two: deprecated
+    params = [p for p in inspect.signature(cls.__init__).parameters.values() if p.name not in skip]
+    alternates = {**_ALTERNATES, "num_parameters": 4, "init": 0.1, "dim": 1}
+    unknown = [p.name for p in params if p.name not in alternates]
+    assert not unknown, f"add a non-default value for {unknown}"
+    values = {p.name: alternates[p.name] for p in params}
+    x = torch.from_numpy(_GRID[::7].copy()).reshape(-1, 1).repeat(1, 4) * (1 + torch.arange(4.0))  # [N, 4]
+    if name == "Softmax2d":
+        x = x.reshape(-1, 4, 1, 1)[:8]
+    for args, kwargs in (((), values), (tuple(values.values()), {})):
+        want = cls(*args, **kwargs).double().eval()(x.clone())
+        got = nonlin.get(name, *args, **kwargs).double().eval()(x.clone())
+        torch.testing.assert_close(got, want, rtol=1e-12, atol=1e-12)
 
 
 def test_the_issue_calls():
@@ -629,6 +673,7 @@ _OPTIONS = {
 def test_record_is_valid(key):
     record = conventions()[key]
     s = nonlin.spec(key)
+    hash(s)  # the kernels cache plans by spec
     known = set(s.defaults()) | _OPTIONS[s.kind] | calling.EXTRA_ARGS.get(s.name, set()) | set(record.choose)
     known |= {"num_parameters"}
     for upstream in (*record.positional, *(record.module_positional or ()), *record.args):
@@ -646,3 +691,12 @@ def test_functional_exports_torch_function_names():
     for name in ("softshrink", "logsigmoid", "relu_", "leaky_relu_", "hardtanh_"):
         assert getattr(NF, name) is NF.function(name)
     assert not hasattr(NF, "leakyrelu")  # torch.nn's class names are not functions
+
+
+def test_readme_names_section_runs():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = text[text.index("## Names from other libraries") :]
+    code = section[section.index("```python") + len("```python") : section.index("```", section.index("```python") + 9)]
+    exec(compile(code, "README.md#names", "exec"), {})

@@ -56,7 +56,7 @@ def _names(s) -> list[str]:
         spelled = [n for n in r.names if n != s.name][:2]
         if not spelled:
             continue
-        differ = [f"{k}={v!r}" for k, v in r.defaults.items() if k not in s.defaults() or s.defaults()[k] != v]
+        differ = [f"{k}={v!r}" for k, v in r.defaults.items() if k not in r.choose and s.defaults().get(k, None) != v]
         out.append("/".join(spelled) + (f" ({r.library}: {', '.join(differ)})" if differ else ""))
     return out
 

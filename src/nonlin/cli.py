@@ -24,7 +24,7 @@ except ModuleNotFoundError as e:  # tests/test_install.py runs it without them
 
 import nonlin
 from nonlin import calling
-from nonlin.registry import names, spec
+from nonlin.registry import convention, names, spec
 from nonlin.spec import Kind
 
 SUBCOMMAND_MODULES: list[str] = ["nonlin.probe.cli", "nonlin.arena.cli", "nonlin.accuracy.cli", "nonlin.theory.cli"]
@@ -43,6 +43,11 @@ def _list(args: argparse.Namespace) -> int:
         table.add_row(n + flag, s.kind.value, s.formula, ", ".join(sorted(s.properties)), str(s.paper or ""))
     console.print(table)
     return 0
+
+
+def _default_layout(name: str) -> str:
+    record = convention(name)
+    return record.defaults.get("layout", "gate_value") if record else "gate_value"
 
 
 def _show(args: argparse.Namespace) -> int:
@@ -64,7 +69,7 @@ def _show(args: argparse.Namespace) -> int:
         console.print(f"  gradient    rule: {s.gradient_rule}")
     if s.kind is Kind.GATED:
         console.print(
-            "  input       packed [..., 2d] = [gate | value] (gate first), or (gate, value)"
+            f"  input       packed [..., 2d], layout={_default_layout(s.name)!r} (layout= to change), or (gate, value)"
             + (f"; extra inputs {s.extra_inputs}" if s.extra_inputs else "")
         )
     if s.kind is Kind.NORMALIZER:

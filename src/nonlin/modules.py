@@ -10,7 +10,7 @@ from torch import nn
 
 from nonlin import calling
 from nonlin.functional import _BASE
-from nonlin.registry import convention
+from nonlin.registry import _key, convention
 from nonlin.registry import spec as get_spec
 from nonlin.spec import Alias, Kind, Spec
 
@@ -117,7 +117,7 @@ class Nonlinearity(nn.Module):
         if self.num_parameters > 1:
             parts.append(f"num_parameters={self.num_parameters}, channel_dim={self.channel_dim}")
         head = self.spec.name
-        if self.borrowed is not None:
+        if self.borrowed is not None and _key(self.called) != self.spec.name:
             head += f" as {self.called!r} ({self.borrowed.library})"
         return head + (", " + ", ".join(parts) if parts else "")
 

@@ -16,9 +16,11 @@ _SPECS: dict[str, Spec] = {}
 _ALIASES: dict[str, str] = {}
 _CONVENTIONS: dict[str, Alias] = {}  # normalised borrowed name (canonical ones included) -> its record
 
-# Module paths users paste with a name ("nn.SiLU", "torch.nn.functional.gelu", "F.gelu"): dropped. Library
-# paths whose names mean something else there ("jax.nn.gelu" is the tanh form) are registered names instead.
-_PREFIXES = ("torch.nn.functional.", "torch.nn.", "nn.functional.", "nn.", "f.", "torch.special.", "torch.")
+# torch.nn paths users paste with a name ("nn.SiLU", "torch.nn.functional.gelu", "F.gelu"): dropped. Not
+# "torch.": torch.sign and torch.heaviside are not nonlin's sign and step (their gradients, heaviside's values
+# argument). Library paths whose names mean something else there ("jax.nn.gelu" is the tanh form) are
+# registered names instead.
+_PREFIXES = ("torch.nn.functional.", "torch.nn.", "nn.functional.", "nn.", "f.")
 
 
 def _key(name: str) -> str:

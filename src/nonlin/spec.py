@@ -70,7 +70,7 @@ LAYOUTS: Mapping[str, str] = {
 }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # identity equality and hash: a Spec holding records stays hashable
 class Alias:
     """A name another library gives an entry, with that library's calling convention.
 

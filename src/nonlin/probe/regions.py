@@ -29,6 +29,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from nonlin.functional import split_packed
 from nonlin.probe import discovery
 from nonlin.probe._io import environment, write_json
 from nonlin.probe.discovery import Site, Where
@@ -63,8 +64,9 @@ class _Patterns:
         def hook_for(site: Site, bps: torch.Tensor):
             def hook(module: nn.Module, args: Any) -> None:
                 z = args[0]
-                if site.kind is Kind.GATED:
-                    z = z[..., : z.shape[-1] // 2]  # the gate half of [gate | value]
+                if site.kind is Kind.GATED:  # the gate half, as the module packs it (torch's glu: value first)
+                    opts = getattr(module, "options", {})
+                    z = split_packed(site.name, z, dim=opts.get("dim", -1), layout=opts.get("layout", "gate_value"))[0]
                 if z.shape[0] != x.shape[0]:
                     raise ValueError(
                         f"linear_regions: {site.name} got an input of shape {tuple(z.shape)} whose first axis is "
