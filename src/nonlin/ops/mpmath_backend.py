@@ -17,6 +17,7 @@ _EXP_CUTOFF = mpmath.mpf(2) ** 200
 
 
 _ERF_CUTOFF = mpmath.mpf(2) ** 100
+_TANH_CUTOFF = mpmath.mpf(2) ** 20
 
 
 def _exp(x):
@@ -45,7 +46,13 @@ class MpmathOps:
     sqrt = staticmethod(mp.sqrt)
     sin = staticmethod(mp.sin)
     cos = staticmethod(mp.cos)
-    tanh = staticmethod(mp.tanh)
+
+    @staticmethod
+    def tanh(x):
+        # mpmath's tanh overflows a Python int beyond |x| ~ 2^(2^60) (tanhexp's tanh(e^x)); past 2^20 it is
+        # +-1 to 10^-(10^5) digits, far below any working precision.
+        return mp.sign(x) * 1 if abs(x) > _TANH_CUTOFF else mp.tanh(x)
+
     atan = staticmethod(mp.atan)
 
     @staticmethod
@@ -93,7 +100,9 @@ class MpmathOps:
 
     @staticmethod
     def sech2(x):
-        return 1 / mp.cosh(x) ** 2
+        # 4 e^{-2|x|} / (1 + e^{-2|x|})^2: cosh itself overflows a Python int for huge |x|
+        t = _exp(-2 * abs(x))
+        return 4 * t / (1 + t) ** 2
 
     @staticmethod
     def norm_cdf(x):
