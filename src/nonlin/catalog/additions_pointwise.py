@@ -978,3 +978,302 @@ SPECS = [
         breakpoints=at(0.0),
     ),
 ]
+
+
+# ---------------------------------------------------------------------------- second batch
+
+
+def _soft_exponential(m, x, alpha):
+    if isinstance(alpha, int | float):  # a fixed alpha picks its branch exactly
+        if alpha == 0:
+            return x
+        if alpha > 0:
+            return m.expm1(alpha * x) / alpha + alpha
+        return -m.log1p(-alpha * (x + alpha)) / alpha
+    safe = m.where(alpha == 0, m.ones_like(alpha), alpha)
+    pos = m.expm1(safe * x) / safe + alpha
+    neg = -m.log1p(-safe * (x + alpha)) / safe
+    return m.where(alpha > 0, pos, m.where(alpha < 0, neg, x))
+
+
+def _soft_exponential_grad(m, x, alpha):
+    if isinstance(alpha, int | float):
+        if alpha == 0:
+            return m.ones_like(x)
+        if alpha > 0:
+            return m.exp(alpha * x)
+        return 1.0 / (1.0 - alpha * (alpha + x))
+    pos = m.exp(alpha * x)
+    neg = 1.0 / (1.0 - alpha * (alpha + x))
+    return m.where(alpha > 0, pos, m.where(alpha < 0, neg, m.ones_like(x)))
+
+
+def _polyrelu(m, x, a0, a1, a2, a3):
+    r = m.maximum(x, 0.0)
+    return a0 + r * (a1 + r * (a2 + r * a3))
+
+
+def _polyrelu_grad(m, x, a0, a1, a2, a3):
+    r = m.maximum(x, 0.0)
+    return m.indicator(x > 0, x) * (a1 + r * (2.0 * a2 + r * (3.0 * a3)))
+
+
+def _srelu(m, x, t_left, a_left, t_right, a_right):
+    left = t_left + a_left * (x - t_left)
+    right = t_right + a_right * (x - t_right)
+    return m.where(x <= t_left, left, m.where(x >= t_right, right, x))
+
+
+def _srelu_grad(m, x, t_left, a_left, t_right, a_right):
+    one = m.ones_like(x)
+    return m.where(x <= t_left, a_left * one, m.where(x >= t_right, a_right * one, one))
+
+
+def _logish_gate(m, x):
+    return m.log1p(m.sigmoid(x))
+
+
+def _logish_gate_grad(m, x):
+    s = m.sigmoid(x)
+    return s * m.sigmoid(-x) / (1.0 + s)
+
+
+def _smish_grad(m, x):
+    lg = _logish_gate(m, x)
+    return signed_sum(m, m.tanh(lg), m.gated(x, m.sech2(lg) * _logish_gate_grad(m, x)))
+
+
+def _elliott(m, x):
+    ax = m.abs(x)
+    # 1/2 + x / (2 (1 + |x|)) cancels as x -> -inf; there it is 1 / (2 (1 + |x|))
+    pos = 0.5 + 0.5 / (1.0 / m.maximum(ax, 1e-300) + 1.0)
+    return m.where(x < 0, 0.5 / (1.0 + ax), m.where(x > 1, pos, 0.5 + 0.5 * x / (1.0 + ax)))
+
+
+SPECS += [
+    pointwise(
+        name="derf",
+        family="sigmoidal",
+        formula=r"\gamma \operatorname{erf}(\alpha x + s) + \beta",
+        summary="Dynamic erf (Derf): DyT's successor as a normalization replacement, with a learnable shift.",
+        forward=lambda m, x, alpha, shift, weight, bias: weight * m.erf(alpha * x + shift) + bias,
+        derivative=lambda m, x, alpha, shift, weight, bias: (
+            weight * alpha * _TWO_OVER_SQRT_PI * m.exp(-m.square(alpha * x + shift))
+        ),
+        params=(
+            P("alpha", 0.5, "input scale", learnable=True, learned_by_default=True, init="alpha_init_value = 0.5"),
+            P("shift", 0.0, "s, inside erf", learnable=True, learned_by_default=True, init="shift_init_value = 0"),
+            P("weight", 1.0, "gamma, per channel", learnable=True, learned_by_default=True, init="ones"),
+            P("bias", 0.0, "beta, per channel", learnable=True, learned_by_default=True, init="zeros"),
+        ),
+        aliases=("Derf", "dynamic_erf"),
+        properties=props("zero_at_zero", "monotonic", "bounded_below", "bounded_above", "odd", "smooth", "learnable"),
+        paper=Paper("Stronger Normalization-Free Transformers", "arXiv:2512.10938", 2025),
+        source=(
+            "arXiv:2512.10938 abstract (Derf(x) = erf(alpha x + s)) and the authors' zlab-princeton/Derf as "
+            "reimplemented: weight * erf(alpha x + shift) + bias, alpha 0.5, shift 0, weight ones, bias zeros"
+        ),
+    ),
+    pointwise(
+        name="soft_exponential",
+        family="learnable",
+        formula=(
+            r"-\frac{\ln(1 - \alpha(x + \alpha))}{\alpha}\ (\alpha < 0);\ x\ (\alpha = 0);\ "
+            r"\frac{e^{\alpha x} - 1}{\alpha} + \alpha\ (\alpha > 0)"
+        ),
+        summary="Soft exponential: one learnable alpha moves between log, identity and exp.",
+        forward=_soft_exponential,
+        derivative=_soft_exponential_grad,
+        params=(
+            P(
+                "alpha",
+                0.0,
+                "family index (< 0 logarithmic, 0 identity, > 0 exponential)",
+                learnable=True,
+                learned_by_default=True,
+                init="0 (the identity)",
+            ),
+        ),
+        aliases=("SoftExponential",),
+        properties=props("zero_at_zero", "monotonic", "odd", "smooth", "learnable"),
+        paper=Paper(
+            "A continuum among logarithmic, linear, and exponential functions, and its potential to "
+            "improve generalization in neural networks",
+            "arXiv:1602.01321",
+            2016,
+        ),
+        confirmed=False,
+        source=(
+            "formula from arXiv:1602.01321 eq. 1; the init alpha = 0 is nonlin's (not re-read from the paper). For "
+            "alpha < 0 the log branch is NaN below x = 1/alpha - alpha (IEEE log of a negative)"
+        ),
+    ),
+    pointwise(
+        name="polyrelu",
+        family="learnable",
+        formula=r"\sum_{i=0}^{3} a_i \max(0, x)^i",
+        summary="PolyReLU (PolyCom): a learnable cubic of ReLU.",
+        forward=_polyrelu,
+        derivative=_polyrelu_grad,
+        params=(
+            P("a0", 0.0, "constant", learnable=True, learned_by_default=True, init="0"),
+            P("a1", 1.0 / 3.0, "linear coefficient", learnable=True, learned_by_default=True, init="1/3"),
+            P("a2", 1.0 / 3.0, "quadratic coefficient", learnable=True, learned_by_default=True, init="1/3"),
+            P("a3", 1.0 / 3.0, "cubic coefficient", learnable=True, learned_by_default=True, init="1/3"),
+        ),
+        aliases=("PolyReLU",),
+        properties=props("zero_at_zero", "monotonic", "bounded_below", "nonnegative", "sparse", "learnable"),
+        paper=Paper(
+            "Polynomial Composition Activations: Unleashing the Dynamics of Large Language Models",
+            "arXiv:2411.03884",
+            2024,
+        ),
+        confirmed=False,
+        source=(
+            "form sum_i a_i relu(x)^i with order 3 from arXiv:2411.03884 (PolyCom); the coefficient init "
+            "(nonlin: 0, 1/3, 1/3, 1/3) was not confirmed"
+        ),
+        breakpoints=at(0.0),
+    ),
+    pointwise(
+        name="srelu",
+        family="learnable",
+        formula=(r"t_l + a_l(x - t_l)\ (x \leq t_l);\ x\ (t_l < x < t_r);\ t_r + a_r(x - t_r)\ (x \geq t_r)"),
+        summary="S-shaped ReLU: three linear pieces with learnable knots and outer slopes.",
+        forward=_srelu,
+        derivative=_srelu_grad,
+        params=(
+            P("t_left", -1.0, "left knot", learnable=True, learned_by_default=True, init="-1"),
+            P("a_left", 0.1, "left slope", learnable=True, learned_by_default=True, init="0.1"),
+            P("t_right", 1.0, "right knot", learnable=True, learned_by_default=True, init="1"),
+            P("a_right", 0.1, "right slope", learnable=True, learned_by_default=True, init="0.1"),
+        ),
+        aliases=("SReLU", "s_shaped_relu"),
+        properties=props("zero_at_zero", "monotonic", "odd", "learnable"),
+        paper=Paper("Deep Learning with S-shaped Rectified Linear Activation Units", "arXiv:1512.07030", 2015),
+        confirmed=False,
+        source=(
+            "piecewise form from arXiv:1512.07030 eq. 1; the paper initialises the knots from data, so the "
+            "defaults here (-1, 0.1, 1, 0.1) are nonlin's"
+        ),
+        breakpoints=lambda t_left, t_right, **_: (t_left, t_right),
+    ),
+    pointwise(
+        name="logish",
+        family="smooth",
+        formula=r"x \log(1 + \sigma(x))",
+        summary="Logish: x times log(1 + sigmoid(x)).",
+        forward=lambda m, x: m.gated(x, _logish_gate(m, x)),
+        derivative=lambda m, x: signed_sum(m, _logish_gate(m, x), m.gated(x, _logish_gate_grad(m, x))),
+        aliases=("Logish",),
+        properties=props("zero_at_zero", "bounded_below", "smooth"),
+        paper=Paper(
+            "Logish: A new nonlinear nonmonotonic activation function for convolutional neural network",
+            "Neurocomputing 458",
+            2021,
+        ),
+        source="Zhu et al., Neurocomputing 458 (2021): f(x) = x ln(1 + sigmoid(x))",
+    ),
+    pointwise(
+        name="smish",
+        family="smooth",
+        formula=r"x \tanh(\log(1 + \sigma(x)))",
+        summary="Smish: x tanh(log(1 + sigmoid(x))).",
+        forward=lambda m, x: m.gated(x, m.tanh(_logish_gate(m, x))),
+        derivative=_smish_grad,
+        aliases=("Smish",),
+        properties=props("zero_at_zero", "bounded_below", "smooth"),
+        paper=Paper("Smish: A Novel Activation Function for Deep Learning Methods", "Electronics 11(4), 540", 2022),
+        source="Wang, Ren, Wang, Electronics 11 (2022) 540: x tanh(ln(1 + sigmoid(x))) (alpha = beta = 1)",
+    ),
+    pointwise(
+        name="nlrelu",
+        family="rectifiers",
+        formula=r"\log(1 + \beta \max(0, x))",
+        summary="Natural-logarithm ReLU: ReLU compressed by log1p.",
+        forward=lambda m, x, beta: m.log1p(beta * m.maximum(x, 0.0)),
+        derivative=lambda m, x, beta: m.indicator(x > 0, x) * beta / (1.0 + beta * m.maximum(x, 0.0)),
+        params=(P("beta", 1.0, "input scale", low=0.0, low_inclusive=False),),
+        aliases=("NLReLU",),
+        properties=props("zero_at_zero", "monotonic", "bounded_below", "nonnegative", "sparse"),
+        paper=Paper(
+            "Natural-Logarithm-Rectified Activation Function in Convolutional Neural Networks", "arXiv:1908.03682", 2019
+        ),
+        source="arXiv:1908.03682 eq. 3: ln(beta max(0, x) + 1), beta = 1",
+        breakpoints=at(0.0),
+    ),
+    pointwise(
+        name="elliott",
+        family="sigmoidal",
+        formula=r"\frac{1}{2}\frac{x}{1 + |x|} + \frac{1}{2}",
+        summary="Elliott sigmoid: the algebraic sigmoid softsign(x)/2 + 1/2 (no cancellation as x -> -inf).",
+        forward=_elliott,
+        derivative=lambda m, x: 0.5 / m.square(1.0 + m.abs(x)),
+        aliases=("elliott_sigmoid", "Elliott"),
+        properties=props("monotonic", "bounded_below", "bounded_above", "nonnegative", "smooth"),
+        paper=Paper("A better activation function for artificial neural networks", "ISR TR 93-8, U. Maryland", 1993),
+        source="D. L. Elliott, ISR technical report TR 93-8 (1993): x/(2(1 + |x|)) + 1/2",
+        breakpoints=at(0.0),  # f' = 1/(2(1+|x|)^2) has a kink at 0
+    ),
+    pointwise(
+        name="cube",
+        family="periodic",
+        formula=r"x^3",
+        summary="Cube activation (Chen & Manning's dependency parser).",
+        forward=lambda m, x: x * x * x,
+        derivative=lambda m, x: 3.0 * x * x,
+        aliases=("cubic",),
+        properties=props("zero_at_zero", "monotonic", "odd", "smooth"),
+        paper=Paper("A Fast and Accurate Dependency Parser using Neural Networks", "EMNLP 2014", 2014),
+        source="Chen & Manning, EMNLP 2014, sec. 3.1: h = (W x + b)^3",
+        torch_equivalent=lambda x: x**3,
+    ),
+    pointwise(
+        name="absolute",
+        family="rectifiers",
+        formula=r"|x|",
+        summary="Absolute-value rectification.",
+        forward=lambda m, x: m.abs(x),
+        derivative=lambda m, x: m.sign(x),
+        aliases=("abs", "abs_rectification"),
+        properties=props("zero_at_zero", "bounded_below", "nonnegative"),
+        paper=Paper("What is the Best Multi-Stage Architecture for Object Recognition?", "ICCV 2009", 2009),
+        source="Jarrett et al., ICCV 2009 (absolute value rectification); torch.abs",
+        breakpoints=at(0.0),
+        torch_equivalent=torch.abs,
+    ),
+    pointwise(
+        name="squ",
+        family="periodic",
+        formula=r"x^2 + x",
+        summary="Shifted quadratic unit (computed as x (x + 1): no cancellation near its zero at -1).",
+        forward=lambda m, x: x * (x + 1.0),
+        derivative=lambda m, x: 2.0 * x + 1.0,
+        aliases=("SQU", "shifted_quadratic_unit"),
+        properties=props("zero_at_zero", "bounded_below", "smooth"),
+        paper=Paper(
+            "Biologically Inspired Oscillating Activation Functions Can Bridge the Performance Gap between "
+            "Biological and Artificial Neurons",
+            "arXiv:2111.04020",
+            2021,
+        ),
+        source="arXiv:2111.04020: SQU(z) = z^2 + z",
+    ),
+    pointwise(
+        name="ncu",
+        family="periodic",
+        formula=r"x - x^3",
+        summary="Non-monotonic cubic unit (computed as x (1 - x)(1 + x): exact near its zeros at +-1).",
+        forward=lambda m, x: x * ((1.0 - x) * (1.0 + x)),
+        derivative=lambda m, x: 1.0 - 3.0 * x * x,
+        aliases=("NCU", "non_monotonic_cubic_unit"),
+        properties=props("zero_at_zero", "odd", "smooth"),
+        paper=Paper(
+            "Biologically Inspired Oscillating Activation Functions Can Bridge the Performance Gap between "
+            "Biological and Artificial Neurons",
+            "arXiv:2111.04020",
+            2021,
+        ),
+        source="arXiv:2111.04020: NCU(z) = z - z^3",
+    ),
+]
