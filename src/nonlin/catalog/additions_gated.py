@@ -94,7 +94,7 @@ SPECS = [
         summary="Gated tanh unit (WaveNet, PixelCNN): a tanh value gated by a sigmoid.",
         forward=_gtu,
         derivative=_gtu_grad,
-        aliases=("GTU", "gated_tanh_unit"),
+        aliases=("gated_tanh_unit",),
         properties=props("smooth"),
         paper=Paper("Conditional Image Generation with PixelCNN Decoders", "arXiv:1606.05328", 2016),
         source=(
@@ -110,7 +110,7 @@ SPECS = [
         summary="dReLU: ReLU on both gate and value, for activation sparsity (Turbo Sparse).",
         forward=lambda m, g, v: _relu(m, g) * _relu(m, v),
         derivative=_drelu_grad,
-        aliases=("dReLU", "double_relu"),
+        aliases=("double_relu",),
         properties=props("sparse"),
         paper=Paper(
             "Turbo Sparse: Achieving LLM SOTA Performance with Minimal Activated Parameters", "arXiv:2406.05955", 2024

@@ -136,15 +136,15 @@ def _clipped_gelu_grad(m, x, min, max):
 # ---------------------------------------------------------------------------- bodies
 
 
-def _snake_beta(m, x, alpha, beta, log_scale, eps):
-    a = _exp_param(m, alpha) if log_scale else alpha
-    b = _exp_param(m, beta) if log_scale else beta
+def _snake_beta(m, x, alpha, beta, alpha_logscale, eps):
+    a = _exp_param(m, alpha) if alpha_logscale else alpha
+    b = _exp_param(m, beta) if alpha_logscale else beta
     return x + m.square(_sin_scaled(m, x, a)) / (b + eps)
 
 
-def _snake_beta_grad(m, x, alpha, beta, log_scale, eps):
-    a = _exp_param(m, alpha) if log_scale else alpha
-    b = _exp_param(m, beta) if log_scale else beta
+def _snake_beta_grad(m, x, alpha, beta, alpha_logscale, eps):
+    a = _exp_param(m, alpha) if alpha_logscale else alpha
+    b = _exp_param(m, beta) if alpha_logscale else beta
     s, c = _sin_cos_scaled(m, x, a)
     return 1.0 + 2.0 * a * s * c / (b + eps)
 
@@ -342,7 +342,7 @@ SPECS = [
         forward=lambda m, x, cap: cap * m.tanh(x / cap),
         derivative=lambda m, x, cap: m.sech2(x / cap),
         params=(P("cap", 50.0, "cap c: outputs stay in (-c, c)", low=0.0, low_inclusive=False),),
-        aliases=("soft_cap", "tanh_softcap", "logit_softcap", "softclamp"),
+        aliases=("soft_cap", "tanh_softcap", "logit_softcap"),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "bounded_above", "odd", "smooth"),
         paper=Paper("Gemma 2: Improving Open Language Models at a Practical Size", "arXiv:2408.00118", 2024),
         source="Gemma 2 report and HF gemma2 modeling (tanh(x / cap) * cap; attn_logit_softcapping = 50, final 30)",
@@ -359,23 +359,23 @@ SPECS = [
             P(
                 "alpha",
                 1.0,
-                "frequency (log-frequency when log_scale=1)",
+                "frequency (log-frequency when alpha_logscale=1)",
                 learnable=True,
                 learned_by_default=True,
-                init="ones (zeros with log_scale=1), one per channel in BigVGAN",
+                init="ones (zeros with alpha_logscale=1), one per channel in BigVGAN",
             ),
             P(
                 "beta",
                 1.0,
-                "magnitude divisor (its log when log_scale=1)",
+                "magnitude divisor (its log when alpha_logscale=1)",
                 learnable=True,
                 learned_by_default=True,
-                init="ones (zeros with log_scale=1)",
+                init="ones (zeros with alpha_logscale=1)",
             ),
             P(
-                "log_scale",
+                "alpha_logscale",
                 0.0,
-                "1: alpha and beta are logs (BigVGAN's alpha_logscale)",
+                "1: alpha and beta are logs (BigVGAN's alpha_logscale=True)",
                 low=0.0,
                 high=1.0,
                 integer=True,
@@ -420,7 +420,6 @@ SPECS = [
             P("beta", 0.5, "linear term"),
             P("eps", -1e-6, "clamp of the exponent", high=0.0),
         ),
-        aliases=("xIELU", "XIELU"),
         properties=props("bounded_below", "learnable"),
         paper=Paper("Deriving Activation Functions Using Integration", "arXiv:2411.13010", 2024),
         source=(
@@ -485,7 +484,7 @@ SPECS = [
             P("weight", 1.0, "gamma, per channel", learnable=True, learned_by_default=True, init="ones"),
             P("bias", 0.0, "beta, per channel", learnable=True, learned_by_default=True, init="zeros"),
         ),
-        aliases=("DyT", "dynamic_tanh"),
+        aliases=("dynamic_tanh",),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "bounded_above", "odd", "smooth", "learnable"),
         paper=Paper("Transformers without Normalization", "arXiv:2503.10622", 2025),
         source=(
@@ -534,7 +533,6 @@ SPECS = [
         forward=_squareplus,
         derivative=_squareplus_grad,
         params=(P("b", 4.0, "curvature near 0 (b = 0 is ReLU)", low=0.0),),
-        aliases=("SquarePlus",),
         properties=props("monotonic", "bounded_below", "nonnegative", "smooth"),
         paper=Paper("Squareplus: A Softplus-Like Algebraic Rectifier", "arXiv:2112.11687", 2021),
         source="arXiv:2112.11687 eq. 1 and jax.nn.squareplus / keras.activations.squareplus (b=4)",
@@ -605,7 +603,7 @@ SPECS = [
         summary="ELU + 1: the positive feature map of linear attention (e^x below 0, exactly, without cancellation).",
         forward=lambda m, x: m.where(x > 0, x + 1.0, m.exp(m.minimum(x, 0.0))),
         derivative=lambda m, x: m.where(x > 0, m.ones_like(x), m.exp(m.minimum(x, 0.0))),
-        aliases=("elu_p1", "elu1"),
+        aliases=("elu_p1",),
         properties=props("monotonic", "bounded_below", "nonnegative", "smooth"),
         paper=Paper(
             "Transformers are RNNs: Fast Autoregressive Transformers with Linear Attention", "arXiv:2006.16236", 2020
@@ -636,7 +634,7 @@ SPECS = [
         forward=_gaussian,
         derivative=_gaussian_grad,
         params=(P("sigma", 1.0, "width", low=0.0, low_inclusive=False),),
-        aliases=("Gaussian", "gauss"),
+        aliases=("gauss",),
         properties=props("bounded_below", "bounded_above", "nonnegative", "smooth"),
         paper=Paper(
             "Beyond Periodicity: Towards a Unifying Framework for Activations in Coordinate-MLPs",
@@ -657,7 +655,6 @@ SPECS = [
         summary="LiSHT: linearly scaled hyperbolic tangent (even, non-negative).",
         forward=lambda m, x: x * m.tanh(x),
         derivative=lambda m, x: m.tanh(x) + m.gated(x, m.sech2(x)),
-        aliases=("LiSHT",),
         properties=props("zero_at_zero", "bounded_below", "nonnegative", "smooth"),
         paper=Paper(
             "LiSHT: Non-Parametric Linearly Scaled Hyperbolic Tangent Activation Function for Neural Networks",
@@ -674,7 +671,7 @@ SPECS = [
         summary="TanhExp.",
         forward=lambda m, x: m.gated(x, m.tanh(m.exp(x))),
         derivative=_tanhexp_grad,
-        aliases=("TanhExp", "tanh_exp"),
+        aliases=("tanh_exp",),
         properties=props("zero_at_zero", "bounded_below", "smooth", "self_gated"),
         paper=Paper(
             "TanhExp: A Smooth Activation Function with High Convergence Speed for Lightweight Neural Networks",
@@ -691,7 +688,6 @@ SPECS = [
         summary="Serf: log-Softplus ERror activation Function.",
         forward=lambda m, x: m.gated(x, m.erf(m.softplus(x))),
         derivative=_serf_grad,
-        aliases=("Serf",),
         properties=props("zero_at_zero", "bounded_below", "smooth", "self_gated"),
         paper=Paper(
             "SERF: Towards better training of deep neural networks using log-Softplus ERror activation Function",
@@ -719,7 +715,6 @@ SPECS = [
                 init="1e6 (the authors' code)",
             ),
         ),
-        aliases=("SMU",),
         properties=props("zero_at_zero", "monotonic", "smooth", "learnable"),
         paper=Paper(
             "SMU: smooth activation function for deep networks using smoothing maximum technique",
@@ -745,7 +740,6 @@ SPECS = [
         params=(
             P("alpha", 1.0, "saturation: outputs in (-1/sqrt(alpha), 1/sqrt(alpha))", low=0.0, low_inclusive=False),
         ),
-        aliases=("ISRU",),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "bounded_above", "odd", "smooth"),
         paper=Paper("Improving Deep Learning by Inverse Square Root Linear Units (ISRLUs)", "arXiv:1710.09967", 2017),
         source="arXiv:1710.09967 eq. 1 (ISRU) with alpha = 1",
@@ -758,7 +752,6 @@ SPECS = [
         forward=lambda m, x, alpha: m.where(x >= 0, x, _isru(m, x, alpha)),
         derivative=lambda m, x, alpha: m.where(x >= 0, m.ones_like(x), _isru_grad(m, x, alpha)),
         params=(P("alpha", 1.0, "negative saturation -1/sqrt(alpha)", low=0.0, low_inclusive=False),),
-        aliases=("ISRLU",),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "smooth"),
         paper=Paper("Improving Deep Learning by Inverse Square Root Linear Units (ISRLUs)", "arXiv:1710.09967", 2017),
         source="arXiv:1710.09967 eq. 2 (ISRLU) with alpha = 1",
@@ -793,7 +786,6 @@ SPECS = [
                 init="1.0",
             ),
         ),
-        aliases=("PELU",),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "smooth", "learnable"),
         paper=Paper(
             "Parametric Exponential Linear Unit for Deep Convolutional Neural Networks", "arXiv:1605.09332", 2016
@@ -809,7 +801,6 @@ SPECS = [
         summary="Symmetric log (DreamerV3): compresses both tails, identity-like near 0.",
         forward=_symlog,
         derivative=lambda m, x: 1.0 / (1.0 + m.abs(x)),
-        aliases=("SymLog",),
         properties=props("zero_at_zero", "monotonic", "odd", "smooth"),
         paper=Paper("Mastering Diverse Domains through World Models", "arXiv:2301.04104", 2023),
         source="arXiv:2301.04104 eq. 9: symlog(x) = sign(x) ln(|x| + 1)",
@@ -822,7 +813,6 @@ SPECS = [
         summary="Symmetric exp (DreamerV3): the inverse of symlog.",
         forward=_symexp,
         derivative=lambda m, x: m.exp(m.abs(x)),
-        aliases=("SymExp",),
         properties=props("zero_at_zero", "monotonic", "odd", "smooth"),
         paper=Paper("Mastering Diverse Domains through World Models", "arXiv:2301.04104", 2023),
         source="arXiv:2301.04104 eq. 9: symexp(x) = sign(x)(exp(|x|) - 1)",
@@ -854,7 +844,6 @@ SPECS = [
             ),
             P("beta", 1.0, "switching factor", learnable=True, learned_by_default=True, init="ones"),
         ),
-        aliases=("AconC", "ACON_C"),
         properties=props("zero_at_zero", "bounded_below", "smooth", "self_gated", "learnable"),
         paper=Paper("Activate or Not: Learning Customized Activation", "arXiv:2009.04759", 2020),
         source=(
@@ -893,7 +882,6 @@ SPECS = [
         summary="Bent identity: identity plus a soft V (no cancellation near 0 or overflow at large |x|).",
         forward=_bent_identity,
         derivative=_bent_identity_grad,
-        aliases=("BentIdentity",),
         properties=props("zero_at_zero", "monotonic", "smooth"),
         source=f"standard (activation-function tables); {TORCH_ACTIVATION}",
     ),
@@ -904,7 +892,6 @@ SPECS = [
         summary="ELiSH: SiLU for x >= 0, an ELU-times-sigmoid branch below.",
         forward=_elish,
         derivative=_elish_grad,
-        aliases=("ELiSH",),
         properties=props("zero_at_zero", "bounded_below", "smooth"),
         paper=Paper("The Quest for the Golden Activation Function", "arXiv:1808.00783", 2018),
         source="arXiv:1808.00783 eq. (ELiSH)",
@@ -917,7 +904,6 @@ SPECS = [
         summary="HardELiSH: ELiSH with the hard sigmoid max(0, min(1, (x+1)/2)).",
         forward=_hard_elish,
         derivative=_hard_elish_grad,
-        aliases=("HardELiSH",),
         properties=props("zero_at_zero", "bounded_below", "sparse"),
         paper=Paper("The Quest for the Golden Activation Function", "arXiv:1808.00783", 2018),
         source="arXiv:1808.00783 eq. (HardELiSH)",
@@ -930,7 +916,7 @@ SPECS = [
         summary="Shifted softplus (SchNet): softplus through the origin, without cancellation near 0.",
         forward=_shifted_softplus,
         derivative=lambda m, x: m.sigmoid(x),
-        aliases=("ssp", "ShiftedSoftplus"),
+        aliases=("ssp",),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "smooth"),
         paper=Paper(
             "SchNet: A continuous-filter convolutional neural network for modeling quantum interactions",
@@ -946,7 +932,7 @@ SPECS = [
         summary="Arctangent.",
         forward=lambda m, x: m.atan(x),
         derivative=lambda m, x: 1.0 / (1.0 + x * x),
-        aliases=("atan", "ArcTan"),
+        aliases=("atan",),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "bounded_above", "odd", "smooth"),
         source="standard",
         torch_equivalent=torch.atan,
@@ -990,10 +976,16 @@ def _soft_exponential(m, x, alpha):
         if alpha > 0:
             return m.expm1(alpha * x) / alpha + alpha
         return -m.log1p(-alpha * (x + alpha)) / alpha
-    safe = m.where(alpha == 0, m.ones_like(alpha), alpha)
-    pos = m.expm1(safe * x) / safe + alpha
-    neg = -m.log1p(-safe * (x + alpha)) / safe
-    return m.where(alpha > 0, pos, m.where(alpha < 0, neg, x))
+    # a learnable alpha: every branch is computed, so each gets arguments that stay finite where it is not
+    # chosen (autograd multiplies the unchosen branch's local derivative by 0, and 0 * inf is NaN)
+    zero = m.zeros_like(x)
+    a_pos = m.where(alpha > 0, alpha, m.ones_like(alpha))
+    a_neg = m.where(alpha < 0, alpha, -m.ones_like(alpha))
+    pos = m.expm1(m.where(alpha > 0, alpha * x, zero)) / a_pos + alpha
+    neg = -m.log1p(m.where(alpha < 0, -alpha * (x + alpha), zero)) / a_neg
+    # at alpha = 0 the value is x, written as its expansion x + alpha (x^2/2 + 1) so that the gradient in alpha
+    # is the family's (x^2/2 + 1), not 0: an alpha initialised at 0 must be able to move
+    return m.where(alpha > 0, pos, m.where(alpha < 0, neg, x + alpha * (0.5 * x * x + 1.0)))
 
 
 def _soft_exponential_grad(m, x, alpha):
@@ -1003,8 +995,9 @@ def _soft_exponential_grad(m, x, alpha):
         if alpha > 0:
             return m.exp(alpha * x)
         return 1.0 / (1.0 - alpha * (alpha + x))
-    pos = m.exp(alpha * x)
-    neg = 1.0 / (1.0 - alpha * (alpha + x))
+    zero = m.zeros_like(x)
+    pos = m.exp(m.where(alpha > 0, alpha * x, zero))
+    neg = 1.0 / (1.0 - m.where(alpha < 0, alpha * (alpha + x), zero))
     return m.where(alpha > 0, pos, m.where(alpha < 0, neg, m.ones_like(x)))
 
 
@@ -1066,7 +1059,7 @@ SPECS += [
             P("weight", 1.0, "gamma, per channel", learnable=True, learned_by_default=True, init="ones"),
             P("bias", 0.0, "beta, per channel", learnable=True, learned_by_default=True, init="zeros"),
         ),
-        aliases=("Derf", "dynamic_erf"),
+        aliases=("dynamic_erf",),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "bounded_above", "odd", "smooth", "learnable"),
         paper=Paper("Stronger Normalization-Free Transformers", "arXiv:2512.10938", 2025),
         source=(
@@ -1094,7 +1087,6 @@ SPECS += [
                 init="0 (the identity)",
             ),
         ),
-        aliases=("SoftExponential",),
         properties=props("zero_at_zero", "monotonic", "odd", "smooth", "learnable"),
         paper=Paper(
             "A continuum among logarithmic, linear, and exponential functions, and its potential to "
@@ -1121,7 +1113,6 @@ SPECS += [
             P("a2", 1.0 / 3.0, "quadratic coefficient", learnable=True, learned_by_default=True, init="1/3"),
             P("a3", 1.0 / 3.0, "cubic coefficient", learnable=True, learned_by_default=True, init="1/3"),
         ),
-        aliases=("PolyReLU",),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "nonnegative", "sparse", "learnable"),
         paper=Paper(
             "Polynomial Composition Activations: Unleashing the Dynamics of Large Language Models",
@@ -1148,7 +1139,7 @@ SPECS += [
             P("t_right", 1.0, "right knot", learnable=True, learned_by_default=True, init="1"),
             P("a_right", 0.1, "right slope", learnable=True, learned_by_default=True, init="0.1"),
         ),
-        aliases=("SReLU", "s_shaped_relu"),
+        aliases=("s_shaped_relu",),
         properties=props("zero_at_zero", "monotonic", "odd", "learnable"),
         paper=Paper("Deep Learning with S-shaped Rectified Linear Activation Units", "arXiv:1512.07030", 2015),
         confirmed=False,
@@ -1165,7 +1156,6 @@ SPECS += [
         summary="Logish: x times log(1 + sigmoid(x)).",
         forward=lambda m, x: m.gated(x, _logish_gate(m, x)),
         derivative=lambda m, x: signed_sum(m, _logish_gate(m, x), m.gated(x, _logish_gate_grad(m, x))),
-        aliases=("Logish",),
         properties=props("zero_at_zero", "bounded_below", "smooth"),
         paper=Paper(
             "Logish: A new nonlinear nonmonotonic activation function for convolutional neural network",
@@ -1181,7 +1171,6 @@ SPECS += [
         summary="Smish: x tanh(log(1 + sigmoid(x))).",
         forward=lambda m, x: m.gated(x, m.tanh(_logish_gate(m, x))),
         derivative=_smish_grad,
-        aliases=("Smish",),
         properties=props("zero_at_zero", "bounded_below", "smooth"),
         paper=Paper("Smish: A Novel Activation Function for Deep Learning Methods", "Electronics 11(4), 540", 2022),
         source="Wang, Ren, Wang, Electronics 11 (2022) 540: x tanh(ln(1 + sigmoid(x))) (alpha = beta = 1)",
@@ -1194,7 +1183,6 @@ SPECS += [
         forward=lambda m, x, beta: m.log1p(beta * m.maximum(x, 0.0)),
         derivative=lambda m, x, beta: m.indicator(x > 0, x) * beta / (1.0 + beta * m.maximum(x, 0.0)),
         params=(P("beta", 1.0, "input scale", low=0.0, low_inclusive=False),),
-        aliases=("NLReLU",),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "nonnegative", "sparse"),
         paper=Paper(
             "Natural-Logarithm-Rectified Activation Function in Convolutional Neural Networks", "arXiv:1908.03682", 2019
@@ -1209,7 +1197,7 @@ SPECS += [
         summary="Elliott sigmoid: the algebraic sigmoid softsign(x)/2 + 1/2 (no cancellation as x -> -inf).",
         forward=_elliott,
         derivative=lambda m, x: 0.5 / m.square(1.0 + m.abs(x)),
-        aliases=("elliott_sigmoid", "Elliott"),
+        aliases=("elliott_sigmoid",),
         properties=props("monotonic", "bounded_below", "bounded_above", "nonnegative", "smooth"),
         paper=Paper("A better activation function for artificial neural networks", "ISR TR 93-8, U. Maryland", 1993),
         source="D. L. Elliott, ISR technical report TR 93-8 (1993): x/(2(1 + |x|)) + 1/2",
@@ -1249,7 +1237,7 @@ SPECS += [
         summary="Shifted quadratic unit (computed as x (x + 1): no cancellation near its zero at -1).",
         forward=lambda m, x: x * (x + 1.0),
         derivative=lambda m, x: 2.0 * x + 1.0,
-        aliases=("SQU", "shifted_quadratic_unit"),
+        aliases=("shifted_quadratic_unit",),
         properties=props("zero_at_zero", "bounded_below", "smooth"),
         paper=Paper(
             "Biologically Inspired Oscillating Activation Functions Can Bridge the Performance Gap between "
@@ -1266,7 +1254,7 @@ SPECS += [
         summary="Non-monotonic cubic unit (computed as x (1 - x)(1 + x): exact near its zeros at +-1).",
         forward=lambda m, x: x * ((1.0 - x) * (1.0 + x)),
         derivative=lambda m, x: 1.0 - 3.0 * x * x,
-        aliases=("NCU", "non_monotonic_cubic_unit"),
+        aliases=("non_monotonic_cubic_unit",),
         properties=props("zero_at_zero", "odd", "smooth"),
         paper=Paper(
             "Biologically Inspired Oscillating Activation Functions Can Bridge the Performance Gap between "
@@ -1275,5 +1263,79 @@ SPECS += [
             2021,
         ),
         source="arXiv:2111.04020: NCU(z) = z - z^3",
+    ),
+]
+
+
+# ---------------------------------------------------------------------------- on the sinpi / erfcx primitives
+
+_SQRT2 = math.sqrt(2.0)
+# sinc(x) = sum_k (-1)^k (pi x)^(2k) / (2k+1)!, and its derivative; for |x| < 1/4 the terms shrink by
+# (pi x)^2 / ((2k+2)(2k+3)) < 0.06: 14 terms reach far below an ULP.
+_SINC_SERIES = tuple((-1) ** k * math.pi ** (2 * k) / math.factorial(2 * k + 1) for k in range(15))
+_SINC_GRAD_SERIES = tuple((-1) ** k * 2 * k * math.pi ** (2 * k) / math.factorial(2 * k + 1) for k in range(1, 16))
+
+
+def _small(m, x, bound):
+    return m.where(m.abs(x) < bound, x, m.zeros_like(x))
+
+
+def _sinc(m, x):
+    xs = _small(m, x, 0.25)
+    series = _horner(m, xs * xs, _SINC_SERIES)
+    xb = m.where(m.abs(x) < 0.25, m.ones_like(x), x)
+    return m.where(m.abs(x) < 0.25, series, m.sinpi(xb) / (m.pi * xb))
+
+
+def _sinc_grad(m, x):
+    # (cos(pi x) - sinc(x)) / x cancels near 0, where the series (an odd polynomial) is used
+    xs = _small(m, x, 0.25)
+    series = xs * _horner(m, xs * xs, _SINC_GRAD_SERIES)
+    xb = m.where(m.abs(x) < 0.25, m.ones_like(x), x)
+    return m.where(m.abs(x) < 0.25, series, (m.cospi(xb) - m.sinpi(xb) / (m.pi * xb)) / xb)
+
+
+def _log_ndtr(m, x):
+    # x > 0: log1p(-Phi(-x)) (Phi(x) is 1 - tiny); -1 < x <= 0: log Phi(x); x <= -1: Phi(x) underflows below
+    # -38, but log(erfcx(-x/sqrt2)/2) - x^2/2 does not (two negative terms, no cancellation)
+    xp = m.maximum(x, -1.0)
+    near = m.where(x > 0, m.log1p(-m.norm_cdf(-xp)), m.log(m.norm_cdf(xp)))
+    xn = m.minimum(x, -1.0)
+    far = m.log(0.5 * m.erfcx(-xn / _SQRT2)) - 0.5 * xn * xn
+    return m.where(x > -1, near, far)
+
+
+def _log_ndtr_grad(m, x):
+    # phi(x) / Phi(x) = sqrt(2/pi) / erfcx(-x/sqrt2): no 0/0 in the left tail; below -1e8 it is -x - 1/x to
+    # 1e-24 (the asymptotic series), which also holds at -inf, where erfcx is 0
+    xp = m.maximum(x, -1.0)
+    xn = m.clamp(x, -1e8, -1.0)
+    far = m.where(x < -1e8, -x - 1.0 / m.minimum(x, -1e8), math.sqrt(2.0 / math.pi) / m.erfcx(-xn / _SQRT2))
+    return m.where(x > -1, m.norm_pdf(xp) / m.norm_cdf(xp), far)
+
+
+SPECS += [
+    pointwise(
+        name="sinc",
+        family="periodic",
+        formula=r"\frac{\sin(\pi x)}{\pi x}",
+        summary="Normalized sinc (torch.special.sinc); sin(pi x) reduced exactly, so its zeros are exact.",
+        forward=_sinc,
+        derivative=_sinc_grad,
+        properties=props("bounded_below", "bounded_above", "smooth", "periodic"),
+        source="torch.special.sinc / numpy.sinc: sin(pi x)/(pi x), 1 at 0",
+        torch_equivalent=torch.special.sinc,
+    ),
+    pointwise(
+        name="log_ndtr",
+        family="sigmoidal",
+        formula=r"\log \Phi(x)",
+        summary="Log of the standard normal CDF (torch.special.log_ndtr), exact in both tails.",
+        forward=_log_ndtr,
+        derivative=_log_ndtr_grad,
+        aliases=("log_normal_cdf",),
+        properties=props("monotonic", "bounded_above", "smooth"),
+        source="torch.special.log_ndtr, scipy.special.log_ndtr",
+        torch_equivalent=torch.special.log_ndtr,
     ),
 ]

@@ -18,6 +18,7 @@ _EXP_CUTOFF = mpmath.mpf(2) ** 200
 
 _ERF_CUTOFF = mpmath.mpf(2) ** 100
 _TANH_CUTOFF = mpmath.mpf(2) ** 20
+_ERFCX_CUTOFF = mpmath.mpf(2) ** 60
 
 
 def _exp(x):
@@ -65,6 +66,24 @@ class MpmathOps:
         if abs(x) > _ERF_CUTOFF:
             return mpmath.mpf(0) if x > 0 else mpmath.mpf(2)
         return mp.erfc(x)
+
+    @staticmethod
+    def sinpi(x):
+        return mp.sinpi(x)
+
+    @staticmethod
+    def cospi(x):
+        return mp.cospi(x)
+
+    @staticmethod
+    def erfcx(x):
+        # e^{x^2} erfc(x); beyond 2^60 the asymptotic 1/(x sqrt(pi)) is exact to far below any precision used,
+        # and below -2^60 the value overflows every format
+        if x > _ERFCX_CUTOFF:
+            return 1 / (x * mp.sqrt(mp.pi))
+        if x < -_ERFCX_CUTOFF:
+            return mpmath.mpf("inf")
+        return _exp(x * x) * mp.erfc(x)
 
     @staticmethod
     def abs(x):
