@@ -49,7 +49,9 @@ def test_declared_derivative_is_the_derivative(name):
             numeric = mpmath.diff(lambda t: R.pointwise(name, t, dps=None), mpmath.mpf(x))
         declared = R.pointwise(name, x, derivative=True, dps=80)
         # 1e-13: float constants in a body (0.044715, 1 - alpha) are rounded once in Python; a wrong formula is off by far more.
-        assert abs(declared - numeric) <= 1e-13 * abs(numeric) + 1e-300, (x, declared, numeric)
+        # 1e-60 |f|: differencing at 80 digits cannot see f' below that (laplace at 9.5: f = 1 - 1e-211, f' = 1e-211).
+        scale = abs(R.pointwise(name, x, dps=80))
+        assert abs(declared - numeric) <= 1e-13 * abs(numeric) + 1e-60 * scale + 1e-300, (x, declared, numeric)
 
 
 @pytest.mark.parametrize("name", [n for n in POINTWISE if n not in RULE_BASED])
@@ -116,8 +118,11 @@ def _limit(name: str, sign: float, derivative: bool) -> float:
     r2 = R.to_float(R.pointwise(name, sign * 1e301, derivative=derivative))
     if abs(r) > 1e250:
         return math.copysign(math.inf, r)
-    assert abs(r - r2) <= 1e-12 * max(1.0, abs(r)), "no limit"
-    return r
+    if abs(r - r2) <= 1e-12 * max(abs(r), 1e-300):
+        return r
+    # still moving between 1e300 and 1e301: towards 0 (squareplus at -inf, ~1/|x|) or without bound, slowly
+    # (symlog's log |x|)
+    return math.copysign(0.0 if abs(r2) < abs(r) else math.inf, r)
 
 
 @pytest.mark.parametrize("name", POINTWISE)

@@ -25,7 +25,10 @@ def _mp_moment(name: str, q: float, derivative: bool, **params) -> mpmath.mpf:
         return body(MPMATH, sd * z, **p) ** 2 * mpmath.npdf(z)
 
     bps = sorted({0.0, *(float(b) for b in s.breakpoints(**p))})
-    points = [-mpmath.inf, *(mpmath.mpf(b) / sd for b in bps), mpmath.inf]
+    zs = {mpmath.mpf(b) / sd for b in bps}
+    if "periodic" in s.properties:  # unit panels in z: mpmath's tanh-sinh misses fast oscillation (siren's sin(30x))
+        zs |= {mpmath.mpf(k) for k in range(-12, 13)}
+    points = [-mpmath.inf, *sorted(zs), mpmath.inf]
     return mpmath.quad(integrand, points)
 
 

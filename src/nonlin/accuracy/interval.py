@@ -385,6 +385,34 @@ class IntervalOps:
     def sin(self, x):
         return self._periodic(np.sin, x)
 
+    def _pi_periodic(self, f, x):
+        """sin(pi x) or cos(pi x): exact reduction to a half turn, then the mean value theorem (|f'| <= pi)."""
+        x = self._w(x)
+        with np.errstate(all="ignore"):
+            mid = x.lo + (x.hi - x.lo) / 2
+            rad = _up(np.pi * _up(np.maximum(x.hi - mid, mid - x.lo)) * (1 + 2.0**-50))
+            r = mid - 2 * np.round(0.5 * mid)
+            fm = f(r)
+            out = self._widen(fm - rad, fm + rad, LIBM_REL)
+        lo = np.maximum(out.lo, -1.0)
+        hi = np.minimum(out.hi, 1.0)
+        wide = ~np.isfinite(mid)
+        return Interval(np.where(wide, np.nan, lo), np.where(wide, np.nan, hi), self)
+
+    def sinpi(self, x):
+        def f(r):
+            s = np.where(r > 0.5, 1 - r, np.where(r < -0.5, -1 - r, r))
+            return np.sin(np.pi * s)
+
+        return self._pi_periodic(f, x)
+
+    def cospi(self, x):
+        return self._pi_periodic(lambda r: np.sin(np.pi * (0.5 - np.abs(r))), x)
+
+    def erfcx(self, x):
+        # decreasing everywhere, positive; scipy's erfcx is within a few ulp (Steven G. Johnson's Faddeeva)
+        return self._decreasing(lambda v: sc.erfcx(v.astype(np.float64)).astype(v.dtype), x, ERF_REL, positive=True)
+
     def cos(self, x):
         return self._periodic(np.cos, x)
 

@@ -1,6 +1,8 @@
 """Declarations only: one Spec per nonlinearity, one file per family. Importing this registers them."""
 
 from nonlin.catalog import (
+    additions_gated,
+    additions_pointwise,
     gated,
     learnable,
     normalizers,
@@ -18,6 +20,7 @@ from nonlin.registry import register_all
 FAMILIES = (rectifiers, smooth, sigmoidal, periodic, learnable, stochastic, gated, normalizers)
 # Registered after the families above (kept apart so the original files' edits and these merge cleanly).
 FAMILIES += (normalizers_extra, setwise, sae)
+FAMILIES += (additions_pointwise, additions_gated)  # issue 15
 
 # Named in nonlin's catalog sources but not included, with the reason (also listed in the README).
 LEFT_OUT = {
@@ -27,7 +30,6 @@ LEFT_OUT = {
     "defaults could not be extracted from the paper",
     "localmax": "localmax (arXiv:2509.15958) is a dynamical system on token states, not a drop-in normalizer; "
     "no usable formula was found",
-    "tanhshrink": "x - tanh(x) needs a long series near 0 to be accurate in float64; left out until it has one",
 }
 
 for _family in FAMILIES:

@@ -43,4 +43,24 @@ tanh = _wrap(np.tanh)
 atan = _wrap(np.arctan)
 erf = _wrap(sc.erf)
 erfc = _wrap(sc.erfc)
+erfcx = _wrap(sc.erfcx)
+
+
+def _half_turns(x):
+    return x - 2 * np.round(0.5 * x)
+
+
+def _sinpi(x):
+    r = _half_turns(x)
+    s = np.where(r > 0.5, 1 - r, np.where(r < -0.5, -1 - r, r))
+    return np.sin(np.pi * s.astype(np.float64)).astype(x.dtype)
+
+
+def _cospi(x):
+    r = _half_turns(x)
+    return np.sin(np.pi * (0.5 - np.abs(r)).astype(np.float64)).astype(x.dtype)
+
+
+sinpi = _wrap(_sinpi)
+cospi = _wrap(_cospi)
 pow = _wrap(np.power)

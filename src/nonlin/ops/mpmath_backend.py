@@ -17,6 +17,8 @@ _EXP_CUTOFF = mpmath.mpf(2) ** 200
 
 
 _ERF_CUTOFF = mpmath.mpf(2) ** 100
+_TANH_CUTOFF = mpmath.mpf(2) ** 20
+_ERFCX_CUTOFF = mpmath.mpf(2) ** 60
 
 
 def _exp(x):
@@ -45,7 +47,13 @@ class MpmathOps:
     sqrt = staticmethod(mp.sqrt)
     sin = staticmethod(mp.sin)
     cos = staticmethod(mp.cos)
-    tanh = staticmethod(mp.tanh)
+
+    @staticmethod
+    def tanh(x):
+        # mpmath's tanh overflows a Python int beyond |x| ~ 2^(2^60) (tanhexp's tanh(e^x)); past 2^20 it is
+        # +-1 to 10^-(10^5) digits, far below any working precision.
+        return mp.sign(x) * 1 if abs(x) > _TANH_CUTOFF else mp.tanh(x)
+
     atan = staticmethod(mp.atan)
 
     @staticmethod
@@ -58,6 +66,24 @@ class MpmathOps:
         if abs(x) > _ERF_CUTOFF:
             return mpmath.mpf(0) if x > 0 else mpmath.mpf(2)
         return mp.erfc(x)
+
+    @staticmethod
+    def sinpi(x):
+        return mp.sinpi(x)
+
+    @staticmethod
+    def cospi(x):
+        return mp.cospi(x)
+
+    @staticmethod
+    def erfcx(x):
+        # e^{x^2} erfc(x); beyond 2^60 the asymptotic 1/(x sqrt(pi)) is exact to far below any precision used,
+        # and below -2^60 the value overflows every format
+        if x > _ERFCX_CUTOFF:
+            return 1 / (x * mp.sqrt(mp.pi))
+        if x < -_ERFCX_CUTOFF:
+            return mpmath.mpf("inf")
+        return _exp(x * x) * mp.erfc(x)
 
     @staticmethod
     def abs(x):
@@ -93,7 +119,9 @@ class MpmathOps:
 
     @staticmethod
     def sech2(x):
-        return 1 / mp.cosh(x) ** 2
+        # 4 e^{-2|x|} / (1 + e^{-2|x|})^2: cosh itself overflows a Python int for huge |x|
+        t = _exp(-2 * abs(x))
+        return 4 * t / (1 + t) ** 2
 
     @staticmethod
     def norm_cdf(x):

@@ -55,6 +55,31 @@ class TorchOps:
         return _compiled_form("cos", x) if _compiling_on_cpu(x) else torch.cos(x)
 
     @staticmethod
+    def _half_turns(x):
+        """x - 2 round(x/2) in [-1, 1]: exact (x/2, its rounding and the difference lose nothing), so sin(pi x)
+        and cos(pi x) never see a rounded multiple of pi; inf gives NaN, as sin(inf) does."""
+        return x - 2.0 * torch.round(0.5 * x)
+
+    @staticmethod
+    def sinpi(x):
+        # fold r in [-1, 1] to [-1/2, 1/2] (sin(pi r) = sin(pi (+-1 - r)), exact by Sterbenz): pi s is rounded
+        # once, relatively, so sin(pi x) keeps full relative accuracy at its zeros (the integers)
+        r = TorchOps._half_turns(x)
+        s = torch.where(r > 0.5, 1.0 - r, torch.where(r < -0.5, -1.0 - r, r))
+        return TorchOps.sin(math.pi * s)
+
+    @staticmethod
+    def cospi(x):
+        # cos(pi r) = sin(pi (1/2 - |r|)); 1/2 - |r| is exact for |r| >= 1/4, where the zeros (+-1/2) are
+        r = TorchOps._half_turns(x)
+        return TorchOps.sin(math.pi * (0.5 - torch.abs(r)))
+
+    @staticmethod
+    def erfcx(x):
+        # e^{x^2} erfc(x): the scaled complementary error function (log_ndtr's left tail)
+        return torch.special.erfcx(x)
+
+    @staticmethod
     def isnan(x):
         # x != x is isnan bit for bit, and inductor vectorises it; torch.isnan compiles to a scalar loop
         # through a stack buffer, which made the fused relu backward 2-3x slower than its memory traffic.

@@ -99,6 +99,22 @@ def erfc(x):
 
 
 @triton.jit
+def sinpi(x):
+    # libdevice's sinpi reduces the argument exactly (as the torch backend's sinpi does)
+    return libdevice.sinpi(x)
+
+
+@triton.jit
+def cospi(x):
+    return libdevice.cospi(x)
+
+
+@triton.jit
+def erfcx(x):
+    return libdevice.erfcx(x)
+
+
+@triton.jit
 def isnan(x):
     return x != x
 
@@ -248,6 +264,9 @@ for _name in [
     "atan",
     "erf",
     "erfc",
+    "sinpi",
+    "cospi",
+    "erfcx",
     "isnan",
     "square",
     "pow",
