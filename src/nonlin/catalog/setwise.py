@@ -58,6 +58,14 @@ def _solu(x):
     return x * torch.softmax(x, dim=-1)
 
 
+def _rms_normed(u, eps):
+    return u / torch.sqrt((u * u).mean(-1, keepdim=True) + eps)
+
+
+def _polynorm(x, w0=1 / 3, w1=1 / 3, w2=1 / 3, b=1.0, eps=1e-6):
+    return w0 * _rms_normed(x * x * x, eps) + w1 * _rms_normed(x * x, eps) + w2 * _rms_normed(x, eps) + b
+
+
 def _logsumexp(x, keepdim=False):
     m, r = log_partition(x, torch.ones_like(x, dtype=torch.bool))
     return torch.where(torch.isfinite(m), m + torch.log1p(r), m)  # [..., 1]; all -inf -> -inf, any +inf -> +inf
@@ -98,6 +106,19 @@ def _ref_solu(row):
     top = max(row)
     den = mpmath.fsum(mp.exp(v - top) for v in row)
     return [v * mp.exp(v - top) / den for v in row]
+
+
+def _ref_polynorm(row, w0=1 / 3, w1=1 / 3, w2=1 / 3, b=1.0, eps=1e-6):
+    def normed(p):
+        u = [v**p for v in row]
+        r = mp.sqrt(mpmath.fsum(t * t for t in u) / len(u) + mpmath.mpf(eps))
+        return [t / r for t in u]
+
+    n3, n2, n1 = normed(3), normed(2), normed(1)
+    return [
+        mpmath.mpf(w0) * a + mpmath.mpf(w1) * c + mpmath.mpf(w2) * d + mpmath.mpf(b)
+        for a, c, d in zip(n3, n2, n1, strict=True)
+    ]
 
 
 def _ref_logsumexp(row, keepdim=False):
@@ -190,6 +211,33 @@ SPECS = [
         reference_row=_ref_solu,
         paper=Paper("Softmax Linear Units (transformer-circuits.pub/2022/solu)", "Anthropic", 2022),
         source="TransformerLens utils.solu: input * F.softmax(input, dim=-1); LayerNorm in the MLP class",
+    ),
+    setwise(
+        name="polynorm",
+        family="setwise",
+        formula=r"w_0 N(x^3) + w_1 N(x^2) + w_2 N(x) + b,\ N(u) = u / \sqrt{\mathrm{mean}(u^2) + \epsilon}",
+        summary="PolyNorm: RMS-normalised powers of x (over the features) mixed by learnable weights.",
+        torch_impl=_polynorm,
+        reference_row=_ref_polynorm,
+        params=(
+            *(
+                P(f"w{i}", 1 / 3, f"weight of N(x^{3 - i})", learnable=True, learned_by_default=True, init="1/3")
+                for i in range(3)
+            ),
+            P("b", 1.0, "bias", learnable=True, learned_by_default=True, init="1 (PolyCom)"),
+            P("eps", 1e-6, "added to the mean square", low=0.0),
+        ),
+        aliases=("poly_norm",),
+        properties=props("learnable"),
+        paper=Paper(
+            "Polynomial Composition Activations: Unleashing the Dynamics of Large Language Models",
+            "arXiv:2411.03884",
+            2024,
+        ),
+        source=(
+            "Liger-Kernel LigerPolyNorm (y = w0 norm(x^3) + w1 norm(x^2) + w2 norm(x) + b, norm(u) = u / "
+            "sqrt(mean(u^2) + eps), eps 1e-6; weights 1/3 and bias 1 as the PolyCom reference initialises them)"
+        ),
     ),
     setwise(
         name="logsumexp",
