@@ -54,6 +54,14 @@ def _crelu(x):
     return torch.cat([torch.relu(x), torch.relu(-x)], dim=-1)  # [..., 2n]
 
 
+def _elu(x):
+    return torch.where(x > 0, x, torch.expm1(torch.where(x > 0, 0.0, x)))
+
+
+def _concat_elu(x):
+    return torch.cat([_elu(x), _elu(-x)], dim=-1)  # [..., 2n]
+
+
 def _solu(x):
     return x * torch.softmax(x, dim=-1)
 
@@ -100,6 +108,13 @@ def _ref_maxout(row, num_pieces=2.0):
 
 def _ref_crelu(row):
     return [max(v, 0) for v in row] + [max(-v, 0) for v in row]
+
+
+def _ref_concat_elu(row):
+    def elu(v):
+        return v if v > 0 else mp.expm1(v)
+
+    return [elu(v) for v in row] + [elu(-v) for v in row]
 
 
 def _ref_solu(row):
@@ -201,6 +216,21 @@ SPECS = [
             2016,
         ),
         source="tf.nn.crelu (axis=-1 by default): concat of relu(x) and relu(-x) along axis",
+    ),
+    setwise(
+        name="concat_elu",
+        family="setwise",
+        formula=r"[\mathrm{ELU}(x), \mathrm{ELU}(-x)]",
+        summary="Concatenated ELU (PixelCNN++): ELU of x and of -x concatenated along dim (dim doubles).",
+        torch_impl=_concat_elu,
+        reference_row=_ref_concat_elu,
+        output_size=lambda n, **_: 2 * n,
+        aliases=("concatenated_elu",),
+        properties=props("smooth"),
+        paper=Paper(
+            "PixelCNN++: Improving the PixelCNN with Discretized Logistic Mixture Likelihood", "arXiv:1701.05517", 2017
+        ),
+        source="PixelCNN++ code concat_elu: elu(concat of x and -x along the channel axis); alpha = 1",
     ),
     setwise(
         name="solu",
