@@ -42,7 +42,8 @@ def test_parameter_gradients_pass_gradcheck(name):
         fn = lambda *ps: f(g, v, **extra, **dict(zip(params, ps, strict=True)))
     else:
         x = torch.randn(12, generator=gen, dtype=torch.float64) * 2 + 0.01
-        fn = lambda *ps: f(x, **dict(zip(params, ps, strict=True)))
+        extra = {k: torch.randn(12, generator=gen, dtype=torch.float64) for k in s.extra_inputs}  # normalizers'
+        fn = lambda *ps: f(x, **extra, **dict(zip(params, ps, strict=True)))
     assert torch.autograd.gradcheck(fn, tuple(params.values()))
 
 

@@ -19,6 +19,7 @@ PARAM_CASES = {
     "batchtopk": [{"k": 1}, {"k": 2}],
     "maxout": [{"num_pieces": 1}, {"num_pieces": 3}],
     "logsumexp": [{"keepdim": True}],
+    "polynorm": [{"w0": 0.5, "w1": -0.2, "w2": 1.5, "b": 0.0, "eps": 1e-3}],
 }
 CASES = [(n, {}) for n in SETWISE] + [(n, p) for n in SETWISE for p in PARAM_CASES.get(n, [])]
 CASE_IDS = [n + "".join(f"-{k}={v}" for k, v in p.items()) for n, p in CASES]

@@ -270,24 +270,18 @@ def _make(s: Spec) -> Callable[..., torch.Tensor]:
         def f(x, dim: int = -1, **params):
             return _setwise(s, x, dim, params)
 
-    elif s.stochastic:
-
-        def f(
-            scores,
-            dim: int = -1,
-            mask: torch.Tensor | None = None,
-            *,
-            generator: torch.Generator | None = None,
-            **params,
-        ):
-            extra = {k: params.pop(k) for k in list(params) if k in s.extra_inputs}
-            extra = {k: v for k, v in extra.items() if v is not None}
-            return _normalizer(s, scores, dim, mask, None, params, extra, generator)
-
     else:
 
         def f(scores, dim: int | None = -1, mask: torch.Tensor | None = None, *, dtype=None, **params):
-            return _normalizer(s, scores, dim, mask, dtype, params)
+            # Extra tensor inputs (a second score set; a stochastic entry's noise, drawn when not given) and,
+            # for stochastic entries, the generator.
+            generator = params.pop("generator", None) if s.stochastic else None
+            extra = {k: params.pop(k) for k in list(params) if k in s.extra_inputs}
+            extra = {k: v for k, v in extra.items() if v is not None}
+            if not s.stochastic and set(extra) != set(s.extra_inputs):
+                missing = sorted(set(s.extra_inputs) - set(extra))
+                raise TypeError(f"{s.name}: missing required tensor input {missing[0]!r}")
+            return _normalizer(s, scores, dim, mask, dtype, params, extra, generator)
 
     f.__name__ = f.__qualname__ = s.name
     f.__doc__ = _doc(s)

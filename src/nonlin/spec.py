@@ -56,6 +56,7 @@ PROPERTIES: Mapping[str, str] = {
     "learnable": "has parameters that can be trained",
     "row_normalized": "weights along dim sum to one",
     "sparse_output": "weights can be exactly zero",
+    "signed_output": "weights can be negative (differential attention)",
     "log_domain": "outputs are log-weights: their exp is the row-normalized map; masked keys give -inf",
     "batchwise": "set-wise over the whole batch (every row along dim together), not one row at a time",
 }

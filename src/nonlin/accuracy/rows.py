@@ -58,7 +58,8 @@ def sample_rows(fmt, seed: int = 0) -> dict[int, tuple[np.ndarray, np.ndarray]]:
 
 
 def _noise(s: Spec, shape: tuple[int, ...], seed: int) -> dict[str, np.ndarray]:
-    """Stochastic entries' noise (gumbel_softmax: standard Gumbel draws), passed to both sides."""
+    """An entry's extra tensor inputs (gumbel_softmax's noise, differential_attn's second scores): standard
+    Gumbel draws, passed to both sides."""
     rng = np.random.default_rng(seed)
     return {name: -np.log(-np.log(rng.random(shape))) for name in s.extra_inputs}
 

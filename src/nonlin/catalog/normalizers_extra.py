@@ -121,6 +121,12 @@ def _alpha_entmax(s, keep, alpha=1.5):
     return _EntmaxBisectFn.apply(torch.where(keep, s, _NEG_INF), alpha)
 
 
+def _differential_attn(s, keep, lam=0.8, scores2=None):
+    a1 = torch.softmax(torch.where(keep, s, _NEG_INF), dim=-1)
+    a2 = torch.softmax(torch.where(keep, scores2, _NEG_INF), dim=-1)
+    return a1 - lam * a2
+
+
 def topk_keep(s: torch.Tensor, keep: torch.Tensor, k: float) -> torch.Tensor:
     """keep restricted to the k largest kept scores per row; scores tied with the k-th largest stay (as
     x-transformers' sparse_topk masks only scores below the k-th value). Rows with k or fewer keys keep all."""
@@ -227,6 +233,11 @@ def _ref_alpha_entmax(z, keep, alpha=1.5):
         return _ref_softmax(z, keep)
     inv = 1 / (a - 1)
     return _ref_threshold_map([zi * (a - 1) for zi in z], keep, lambda d: max(d, 0) ** inv)
+
+
+def _ref_differential_attn(z, keep, lam=0.8, scores2=None):
+    a1, a2 = _ref_softmax(z, keep), _ref_softmax(scores2, keep)
+    return [u - mpmath.mpf(lam) * v for u, v in zip(a1, a2, strict=True)]
 
 
 def _ref_topk_keep(z, keep, k):
@@ -380,6 +391,34 @@ SPECS = [
             "after bisection) and its backward (p^(2-alpha) weights); the alpha gradient is derived from the "
             "threshold equation, checked by gradcheck"
         ),
+    ),
+    normalizer(
+        name="differential_attn",
+        family="normalizers",
+        formula=r"\mathrm{softmax}(s^{(1)})_i - \lambda\, \mathrm{softmax}(s^{(2)})_i",
+        summary="Differential attention weights: the difference of two softmax maps (signed; rows sum to 1 - lambda).",
+        torch_impl=_differential_attn,
+        reference_row=_ref_differential_attn,
+        params=(
+            P(
+                "lam",
+                0.8,
+                "lambda; the paper re-parametrises it as exp(q1.k1) - exp(q2.k2) + lambda_init, lambda_init = "
+                "0.8 - 0.6 exp(-0.3 (layer - 1)): pass that tensor",
+                learnable=True,
+                init="0.8",
+            ),
+        ),
+        extra_inputs=("scores2",),
+        aliases=("diff_attn", "differential_attention"),
+        properties=props("signed_output", "smooth", "learnable"),
+        paper=Paper("Differential Transformer", "arXiv:2410.05258", 2024),
+        source=(
+            "arXiv:2410.05258 eq. 1 and the implementations that follow microsoft/unilm Diff-Transformer: "
+            "attn1 - lambda_full * attn2, each a softmax over the same keys; the GroupNorm and (1 - lambda_init) "
+            "after the value product are the layer's, not this map's"
+        ),
+        notes="The second score set is a tensor input of the scores' shape: f(scores1, scores2=scores2, mask=...).",
     ),
     normalizer(
         name="topk_softmax",

@@ -54,8 +54,24 @@ def _crelu(x):
     return torch.cat([torch.relu(x), torch.relu(-x)], dim=-1)  # [..., 2n]
 
 
+def _elu(x):
+    return torch.where(x > 0, x, torch.expm1(torch.where(x > 0, 0.0, x)))
+
+
+def _concat_elu(x):
+    return torch.cat([_elu(x), _elu(-x)], dim=-1)  # [..., 2n]
+
+
 def _solu(x):
     return x * torch.softmax(x, dim=-1)
+
+
+def _rms_normed(u, eps):
+    return u / torch.sqrt((u * u).mean(-1, keepdim=True) + eps)
+
+
+def _polynorm(x, w0=1 / 3, w1=1 / 3, w2=1 / 3, b=1.0, eps=1e-6):
+    return w0 * _rms_normed(x * x * x, eps) + w1 * _rms_normed(x * x, eps) + w2 * _rms_normed(x, eps) + b
 
 
 def _logsumexp(x, keepdim=False):
@@ -94,10 +110,30 @@ def _ref_crelu(row):
     return [max(v, 0) for v in row] + [max(-v, 0) for v in row]
 
 
+def _ref_concat_elu(row):
+    def elu(v):
+        return v if v > 0 else mp.expm1(v)
+
+    return [elu(v) for v in row] + [elu(-v) for v in row]
+
+
 def _ref_solu(row):
     top = max(row)
     den = mpmath.fsum(mp.exp(v - top) for v in row)
     return [v * mp.exp(v - top) / den for v in row]
+
+
+def _ref_polynorm(row, w0=1 / 3, w1=1 / 3, w2=1 / 3, b=1.0, eps=1e-6):
+    def normed(p):
+        u = [v**p for v in row]
+        r = mp.sqrt(mpmath.fsum(t * t for t in u) / len(u) + mpmath.mpf(eps))
+        return [t / r for t in u]
+
+    n3, n2, n1 = normed(3), normed(2), normed(1)
+    return [
+        mpmath.mpf(w0) * a + mpmath.mpf(w1) * c + mpmath.mpf(w2) * d + mpmath.mpf(b)
+        for a, c, d in zip(n3, n2, n1, strict=True)
+    ]
 
 
 def _ref_logsumexp(row, keepdim=False):
@@ -182,6 +218,21 @@ SPECS = [
         source="tf.nn.crelu (axis=-1 by default): concat of relu(x) and relu(-x) along axis",
     ),
     setwise(
+        name="concat_elu",
+        family="setwise",
+        formula=r"[\mathrm{ELU}(x), \mathrm{ELU}(-x)]",
+        summary="Concatenated ELU (PixelCNN++): ELU of x and of -x concatenated along dim (dim doubles).",
+        torch_impl=_concat_elu,
+        reference_row=_ref_concat_elu,
+        output_size=lambda n, **_: 2 * n,
+        aliases=("concatenated_elu",),
+        properties=props("smooth"),
+        paper=Paper(
+            "PixelCNN++: Improving the PixelCNN with Discretized Logistic Mixture Likelihood", "arXiv:1701.05517", 2017
+        ),
+        source="PixelCNN++ code concat_elu: elu(concat of x and -x along the channel axis); alpha = 1",
+    ),
+    setwise(
         name="solu",
         family="setwise",
         formula=r"x_i\, e^{x_i} / \sum_j e^{x_j}",
@@ -190,6 +241,33 @@ SPECS = [
         reference_row=_ref_solu,
         paper=Paper("Softmax Linear Units (transformer-circuits.pub/2022/solu)", "Anthropic", 2022),
         source="TransformerLens utils.solu: input * F.softmax(input, dim=-1); LayerNorm in the MLP class",
+    ),
+    setwise(
+        name="polynorm",
+        family="setwise",
+        formula=r"w_0 N(x^3) + w_1 N(x^2) + w_2 N(x) + b,\ N(u) = u / \sqrt{\mathrm{mean}(u^2) + \epsilon}",
+        summary="PolyNorm: RMS-normalised powers of x (over the features) mixed by learnable weights.",
+        torch_impl=_polynorm,
+        reference_row=_ref_polynorm,
+        params=(
+            *(
+                P(f"w{i}", 1 / 3, f"weight of N(x^{3 - i})", learnable=True, learned_by_default=True, init="1/3")
+                for i in range(3)
+            ),
+            P("b", 1.0, "bias", learnable=True, learned_by_default=True, init="1 (PolyCom)"),
+            P("eps", 1e-6, "added to the mean square", low=0.0),
+        ),
+        aliases=("poly_norm",),
+        properties=props("learnable"),
+        paper=Paper(
+            "Polynomial Composition Activations: Unleashing the Dynamics of Large Language Models",
+            "arXiv:2411.03884",
+            2024,
+        ),
+        source=(
+            "Liger-Kernel LigerPolyNorm (y = w0 norm(x^3) + w1 norm(x^2) + w2 norm(x) + b, norm(u) = u / "
+            "sqrt(mean(u^2) + eps), eps 1e-6; weights 1/3 and bias 1 as the PolyCom reference initialises them)"
+        ),
     ),
     setwise(
         name="logsumexp",
