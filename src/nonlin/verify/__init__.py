@@ -8,6 +8,15 @@
 """
 
 from nonlin.verify.propagate import bounds, certified_accuracy, margin_bounds
-from nonlin.verify.relax import GatedRelaxation, Relaxation, interval, relax
+from nonlin.verify.relax import GatedRelaxation, Relaxation, interval, relax, unrelaxable
 
-__all__ = ["GatedRelaxation", "Relaxation", "bounds", "certified_accuracy", "interval", "margin_bounds", "relax"]
+__all__ = [
+    "GatedRelaxation",
+    "Relaxation",
+    "bounds",
+    "certified_accuracy",
+    "interval",
+    "margin_bounds",
+    "relax",
+    "unrelaxable",
+]

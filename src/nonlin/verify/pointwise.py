@@ -35,6 +35,9 @@ def _region(curve: Curve, xl: torch.Tensor, xu: torch.Tensor) -> tuple[torch.Ten
     n_le_l = (pts <= xl[..., None]).sum(-1)
     n_lt_u = (pts < xu[..., None]).sum(-1)
     one = n_lt_u <= n_le_l  # no region boundary strictly inside (xl, xu)
+    if curve.jumps:  # f at a jump belongs to one side only: an interval ending there spans two pieces
+        jumps = torch.tensor(curve.jumps, dtype=F64)
+        one &= ~((xl[..., None] == jumps) | (xu[..., None] == jumps)).any(-1)
     k = torch.where(xl == xu, n_le_l, torch.minimum(n_le_l, n_lt_u))
     return k, one
 
