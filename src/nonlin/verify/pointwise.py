@@ -8,7 +8,7 @@ Default slopes (CROWN's relaxation):
 - across regions (kinks, inflections): the slope a maximizing a*mid + b(a), with b(a) the exact intercept
   of extremum.py. That value is the convex envelope of f at the midpoint, so the line is the one of least
   mean gap among all sound linear lower bounds; a*mid + b(a) is concave in a, searched on the slopes f'
-  takes at 9 points and the secant, then refined by ternary search.
+  takes at 7 points and the secant, then refined by ternary search.
 Any other slope is sound too: `relax_with_slopes` gives the exact intercepts of given slopes (alpha-CROWN).
 """
 
@@ -22,8 +22,8 @@ from nonlin.verify.curve import CONCAVE, CONVEX, Curve
 from nonlin.verify.extremum import intercept, lower_intercept, margin
 
 F64 = torch.float64
-_SAMPLES = torch.linspace(0.0, 1.0, 9, dtype=F64)[:, None]
-TERNARY_STEPS = 6
+_SAMPLES = torch.linspace(0.0, 1.0, 7, dtype=F64)[:, None]
+TERNARY_STEPS = 4
 
 
 def _region(curve: Curve, xl: torch.Tensor, xu: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -35,20 +35,25 @@ def _region(curve: Curve, xl: torch.Tensor, xu: torch.Tensor) -> tuple[torch.Ten
     n_le_l = (pts <= xl[..., None]).sum(-1)
     n_lt_u = (pts < xu[..., None]).sum(-1)
     one = n_lt_u <= n_le_l  # no region boundary strictly inside (xl, xu)
+    if curve.jumps:  # f at a jump belongs to one side only: an interval ending there spans two pieces
+        jumps = torch.tensor(curve.jumps, dtype=F64)
+        one &= ~((xl[..., None] == jumps) | (xu[..., None] == jumps)).any(-1)
     k = torch.where(xl == xu, n_le_l, torch.minimum(n_le_l, n_lt_u))
     return k, one
 
 
-def _lower_line(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, sign: float) -> tuple[torch.Tensor, torch.Tensor]:
-    """Slope and intercept of a sound lower bound of g = sign * f on [xl, xu] (flat float64 tensors)."""
+@torch.no_grad()
+def _lower_line(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, sign: torch.Tensor):
+    """Slope and intercept of a sound lower bound of g = sign * f on [xl, xu] (flat float64 tensors; sign
+    +-1 per element, so lower and upper bounds are found in one pass)."""
     mid = xl + (xu - xl) / 2
     xmax = torch.maximum(xl.abs(), xu.abs())
     k, one = _region(curve, xl, xu)
     flags = torch.tensor(curve.flags, dtype=torch.long)[k]
-    convex_bit, concave_bit = (CONVEX, CONCAVE) if sign > 0 else (CONCAVE, CONVEX)
-    with torch.no_grad():
-        g_mid, dg_mid = sign * curve.f(mid), sign * curve.df(mid)
-        g_l, g_u = sign * curve.f(xl), sign * curve.f(xu)
+    convex_bit = torch.where(sign > 0, CONVEX, CONCAVE)
+    concave_bit = torch.where(sign > 0, CONCAVE, CONVEX)
+    g_mid, dg_mid = sign * curve.f(mid), sign * curve.df(mid)
+    g_l, g_u = sign * curve.f(xl), sign * curve.f(xu)
     width = xu - xl
     secant = torch.where(width > 0, (g_u - g_l) / torch.where(width > 0, width, 1.0), dg_mid)
     secant = torch.nan_to_num(secant, nan=0.0)
@@ -64,25 +69,24 @@ def _lower_line(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, sign: float) -
     b = torch.nan_to_num(b, nan=-math.inf)
     mixed = ~(is_convex | is_concave)
     if bool(mixed.any()):
-        am, bm = _envelope_line(curve, xl[mixed], xu[mixed], sign)
+        am, bm = _envelope_line(curve, xl[mixed], xu[mixed], sign[mixed])
         a = a.clone()
         b = b.clone()
         a[mixed], b[mixed] = am, bm
     return a, b
 
 
-def _envelope_line(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, sign: float):
+def _envelope_line(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, sign: torch.Tensor):
     """The slope maximizing a*mid + b(a) (concave in a), and its exact intercept."""
     mid = xl + (xu - xl) / 2
     ts = xl + (xu - xl) * _SAMPLES  # [9, n]
-    with torch.no_grad():
-        slopes = sign * curve.df(ts)
-        g_l, g_u = sign * curve.f(xl), sign * curve.f(xu)
+    slopes = sign * curve.df(ts)
+    g_l, g_u = sign * curve.f(xl), sign * curve.f(xu)
     width = torch.where(xu > xl, xu - xl, 1.0)
-    secant = torch.where(xu > xl, (g_u - g_l) / width, slopes[4])
+    secant = torch.where(xu > xl, (g_u - g_l) / width, slopes[3])
     cands = torch.nan_to_num(torch.cat([slopes, secant[None]]), nan=0.0, posinf=0.0, neginf=0.0)
     cands, _ = cands.sort(0)  # [10, n]
-    b = lower_intercept(curve, xl[None], xu[None], cands, sign)[0]
+    b = lower_intercept(curve, xl[None], xu[None], cands, sign[None])[0]
     phi = cands * mid + b
     best = phi.argmax(0)
     lo_i = torch.clamp(best - 1, min=0)
@@ -96,7 +100,7 @@ def _envelope_line(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, sign: float
         m1 = a_lo + (a_hi - a_lo) / 3
         m2 = a_hi - (a_hi - a_lo) / 3
         pair = torch.stack([m1, m2])
-        bp = lower_intercept(curve, xl[None], xu[None], pair, sign)[0]
+        bp = lower_intercept(curve, xl[None], xu[None], pair, sign[None])[0]
         ph = pair * mid + bp
         left_better = ph[0] >= ph[1]
         a_hi = torch.where(left_better, m2, a_hi)
@@ -157,9 +161,10 @@ def lines(curve: Curve, xl: torch.Tensor, xu: torch.Tensor):
     """(lower slope, lower intercept, upper slope, upper intercept) in float64, shapes of xl."""
     shape = xl.shape
     lf, uf = xl.reshape(-1), xu.reshape(-1)
-    al, bl = _lower_line(curve, lf, uf, 1.0)
-    ag, bg = _lower_line(curve, lf, uf, -1.0)
-    return al.reshape(shape), bl.reshape(shape), (-ag).reshape(shape), (-bg).reshape(shape)
+    n = lf.numel()
+    sign = torch.cat([torch.ones(n, dtype=F64), -torch.ones(n, dtype=F64)])
+    a, b = _lower_line(curve, torch.cat([lf, lf]), torch.cat([uf, uf]), sign)
+    return a[:n].reshape(shape), b[:n].reshape(shape), (-a[n:]).reshape(shape), (-b[n:]).reshape(shape)
 
 
 def lines_with_slopes(curve: Curve, xl, xu, lower_slope, upper_slope):

@@ -402,3 +402,23 @@ def outward(lo: torch.Tensor, hi: torch.Tensor, dtype: torch.dtype) -> tuple[tor
     lo_r = torch.where(lo_r.to(F64) > lo, torch.nextafter(lo_r, torch.full_like(lo_r, -math.inf)), lo_r)
     hi_r = torch.where(hi_r.to(F64) < hi, torch.nextafter(hi_r, torch.full_like(hi_r, math.inf)), hi_r)
     return lo_r, hi_r
+
+
+def unrelaxable() -> dict[str, str]:
+    """Catalog entries (at their default parameters) that `relax` refuses, each with the reason."""
+    from nonlin.registry import names
+
+    out = {}
+    for name in names():
+        s = get_spec(name)
+        try:
+            if s.kind is Kind.POINTWISE:
+                pointwise_curve(name)
+            elif s.kind is Kind.GATED:
+                gated_factors(name)
+            else:
+                p = _scalar_params(s, {})
+                _normalizer_form(name, 8, tuple(sorted(p.items())))
+        except (NotImplementedError, ValueError) as err:
+            out[name] = str(err)
+    return out

@@ -1,0 +1,421 @@
+"""IBP, CROWN and alpha-CROWN through a traced model (graph.py), for inputs in an L-inf ball.
+
+- IBP: interval bounds node by node; a nonlinearity's range is `verify.interval`'s exact one.
+- CROWN (backward linear bound propagation, Zhang et al. 2018): every input of a nonlinearity gets bounds
+  from a backward pass through the relaxations of the nonlinearities before it (intersected with IBP),
+  and the output gets one more pass with the caller's specification (identity, or the margins).
+- alpha-CROWN (Xu et al. 2021): the slopes of the final pass's pointwise relaxations are optimized by Adam,
+  one per (sample, specification row, neuron); every slope is sound (its intercept is the exact one of
+  extremum.py), so the bound kept is the best over all steps. Intermediate bounds stay CROWN's.
+Everything runs in float64 (float32 weights and inputs convert exactly). Rounding of the float64 products
+is covered by a relative slack of 2^-32 on the magnitude of every concretized term; float32 results are
+then rounded outward.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from nonlin.verify.curve import pointwise_curve
+from nonlin.verify.graph import Op, trace
+from nonlin.verify.pointwise import lines, lines_with_slopes
+from nonlin.verify.relax import gated_factors, gated_relaxation, interval, outward
+
+F64 = torch.float64
+SLACK = 2.0**-32
+TINY = 2.0**-1000
+METHODS = ("ibp", "crown", "alpha-crown")
+MAX_SPEC_ELEMENTS = 1 << 23  # A matrices are chunked along the specification to stay under ~64 MiB
+
+
+@dataclass
+class Bound:
+    lo: torch.Tensor
+    hi: torch.Tensor
+
+
+def _view_channel(w: torch.Tensor, ndim_node: int) -> torch.Tensor:
+    """A scalar or per-channel [C] weight shaped to broadcast over [..., C, *spatial] (channel first)."""
+    if w.dim() == 0:
+        return w
+    return w.reshape(-1, *([1] * (ndim_node - 1)))
+
+
+def _affine(op: Op, x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
+    if op.kind == "linear":
+        return F.linear(x, weight, bias)
+    if op.kind == "conv":
+        return F.conv2d(x, weight, bias, **op.conv)
+    y = x * _view_channel(weight, len(op.shape))
+    return y if bias is None else y + _view_channel(bias, len(op.shape))
+
+
+def _ibp(op: Op, ins: list[Bound]) -> Bound:
+    if op.kind in ("linear", "conv", "scale"):
+        lo, hi = ins[0].lo, ins[0].hi
+        c, r = (lo + hi) / 2, (hi - lo) / 2
+        wa = op.weight.abs()
+        yc = _affine(op, c, op.weight, op.bias)
+        yr = _affine(op, r, wa, None)
+        mag = _affine(op, c.abs() + r, wa, None if op.bias is None else op.bias.abs())
+        s = SLACK * mag + TINY
+        return Bound(yc - yr - s, yc + yr + s)
+    if op.kind == "reshape":
+        b = ins[0]
+        return Bound(b.lo.reshape(-1, *op.shape), b.hi.reshape(-1, *op.shape))
+    if op.kind == "add":
+        lo = hi = None
+        mag = 0.0
+        for b, sgn in zip(ins, op.signs, strict=True):
+            bl, bh = (b.lo, b.hi) if sgn > 0 else (b.hi, b.lo)
+            lo = sgn * bl if lo is None else lo + sgn * bl
+            hi = sgn * bh if hi is None else hi + sgn * bh
+            mag = mag + abs(sgn) * torch.maximum(b.lo.abs(), b.hi.abs())
+        if op.const is not None:
+            lo, hi, mag = lo + op.const, hi + op.const, mag + op.const.abs()
+        s = SLACK * mag + TINY
+        return Bound(lo - s, hi + s)
+    if op.kind == "pointwise":
+        lo, hi = interval(op.name, ins[0].lo, ins[0].hi, **op.params)
+        return Bound(lo, hi)
+    if op.kind == "gated":
+        if op.packed:
+            lo, hi = interval(op.name, ins[0].lo, ins[0].hi, **op.params)
+        else:
+            lo, hi = interval(op.name, (ins[0].lo, ins[1].lo), (ins[0].hi, ins[1].hi), **op.params)
+        return Bound(lo, hi)
+    raise AssertionError(op.kind)
+
+
+def _sum_tail(t: torch.Tensor) -> torch.Tensor:
+    return t.flatten(2).sum(-1)
+
+
+class Propagator:
+    """Bounds of a model's output over boxes of inputs; built once per model (tracing and shapes)."""
+
+    def __init__(self, model: torch.nn.Module, example: torch.Tensor):
+        self.model = model
+        self.ops = trace(model, example)
+        self.consumers = [[] for _ in self.ops]
+        for j, op in enumerate(self.ops):
+            for i in op.inputs:
+                self.consumers[i].append(j)
+        nonlinear = {"pointwise", "gated"}
+        self.needs_bounds = {i for j, op in enumerate(self.ops) if op.kind in nonlinear for i in op.inputs}
+        # a node after no nonlinearity is affine in the input: its IBP bounds are already exact
+        self.after_nonlinear = []
+        for op in self.ops:
+            self.after_nonlinear.append(
+                op.kind in nonlinear or any(self.after_nonlinear[i] for i in op.inputs) if op.inputs else False
+            )
+
+    # --- relaxations ---
+    def _relax(self, j: int, bounds: list[Bound]):
+        op = self.ops[j]
+        if op.kind == "pointwise":
+            b = bounds[op.inputs[0]]
+            curve = pointwise_curve(op.name, op.params)
+            return lines(curve, b.lo, b.hi)
+        factors = gated_factors(op.name, op.params)
+        if op.packed:
+            b = bounds[op.inputs[0]]
+            d = b.lo.shape[-1] // 2
+            gl, gu, vl, vu = b.lo[..., :d], b.hi[..., :d], b.lo[..., d:], b.hi[..., d:]
+        else:
+            gl, gu = bounds[op.inputs[0]].lo, bounds[op.inputs[0]].hi
+            vl, vu = bounds[op.inputs[1]].lo, bounds[op.inputs[1]].hi
+        low, up, _ = gated_relaxation(factors, gl, gu, vl, vu)
+        return (*low, *up)
+
+    # --- the backward pass ---
+    def _backward(self, start: int, A0: torch.Tensor, relax: dict, xl: torch.Tensor, xu: torch.Tensor):
+        """Lower bounds of A0 . node[start] over the input box: [B, S]."""
+        As = {start: A0}
+        B, S = A0.shape[:2]
+        const = torch.zeros(B, S, dtype=F64)
+        mag = torch.zeros(B, S, dtype=F64)
+        A_in = None
+        for j in range(start, -1, -1):
+            if j not in As:
+                continue
+            A = As.pop(j)
+            op = self.ops[j]
+            if op.kind == "input":
+                A_in = A
+                continue
+            ins = self._back_op(op, A, relax.get(j), B, S)
+            for src, Ai, c, m in ins:
+                if Ai is not None:
+                    As[src] = As[src] + Ai if src in As else Ai
+                const = const + c
+                mag = mag + m
+        xc, xr = (xl + xu) / 2, (xu - xl) / 2
+        if A_in is None:
+            return const - SLACK * mag - TINY
+        xc, xr = xc[:, None], xr[:, None]
+        lb = const + _sum_tail(A_in * xc) - _sum_tail(A_in.abs() * xr)
+        mag = mag + _sum_tail(A_in.abs() * (xc.abs() + xr)) + const.abs()
+        return lb - SLACK * mag - TINY
+
+    def _back_op(self, op: Op, A: torch.Tensor, rel, B: int, S: int):
+        zero = torch.zeros(B, S, dtype=F64)
+        if op.kind == "linear":
+            Ai = A @ op.weight
+            c = zero if op.bias is None else _sum_tail(A * op.bias)
+            m = zero if op.bias is None else _sum_tail(A.abs() * op.bias.abs())
+            return [(op.inputs[0], Ai, c, m)]
+        if op.kind == "conv":
+            src = self.ops[op.inputs[0]]
+            flat = A.reshape(B * S, *op.shape)
+            Ai = torch.nn.grad.conv2d_input((B * S, *src.shape), op.weight, flat, **op.conv)
+            Ai = Ai.reshape(B, S, *src.shape)
+            if op.bias is None:
+                return [(op.inputs[0], Ai, zero, zero)]
+            As = A.sum((-1, -2))
+            return [(op.inputs[0], Ai, (As * op.bias).sum(-1), (A.abs().sum((-1, -2)) * op.bias.abs()).sum(-1))]
+        if op.kind == "scale":
+            w = _view_channel(op.weight, len(op.shape))
+            Ai = A * w
+            if op.bias is None:
+                return [(op.inputs[0], Ai, zero, zero)]
+            bv = _view_channel(op.bias, len(op.shape))
+            return [(op.inputs[0], Ai, _sum_tail(A * bv), _sum_tail(A.abs() * bv.abs()))]
+        if op.kind == "reshape":
+            src = self.ops[op.inputs[0]]
+            return [(op.inputs[0], A.reshape(B, S, *src.shape), zero, zero)]
+        if op.kind == "add":
+            out = [(src, A * sgn, zero, zero) for src, sgn in zip(op.inputs, op.signs, strict=True)]
+            if op.const is not None:
+                cst = op.const.expand(op.shape) if op.const.dim() <= len(op.shape) else op.const
+                out.append((op.inputs[0], None, _sum_tail(A * cst), _sum_tail(A.abs() * cst.abs())))
+            return out
+        Ap, An = A.clamp(min=0), A.clamp(max=0)
+        if op.kind == "pointwise":
+            al, bl, au, bu = (t if t.dim() == A.dim() else t[:, None] for t in rel)
+            Ai = Ap * al + An * au
+            c = _sum_tail(Ap * bl + An * bu)
+            m = _sum_tail(Ap * bl.abs() - An * bu.abs())
+            return [(op.inputs[0], Ai, c, m)]
+        if op.kind == "gated":
+            sgl, svl, bl, sgu, svu, bu = (t[:, None] for t in rel)
+            Ag = Ap * sgl + An * sgu
+            Av = Ap * svl + An * svu
+            c = _sum_tail(Ap * bl + An * bu)
+            m = _sum_tail(Ap * bl.abs() - An * bu.abs())
+            if op.packed:
+                return [(op.inputs[0], torch.cat([Ag, Av], -1), c, m)]
+            return [(op.inputs[0], Ag, c, m), (op.inputs[1], Av, zero, zero)]
+        raise AssertionError(op.kind)
+
+    def _node_bounds(self, j: int, relax: dict, xl, xu) -> Bound:
+        """CROWN bounds of node j (identity specification, lower and upper at once, chunked)."""
+        op = self.ops[j]
+        B, n = xl.shape[0], math.prod(op.shape)
+        chunk = max(1, MAX_SPEC_ELEMENTS // max(1, B * 2 * max(n, math.prod(self.ops[0].shape))))
+        lows, highs = [], []
+        for s0 in range(0, n, chunk):
+            rows = min(chunk, n - s0)
+            eye = torch.zeros(rows, n, dtype=F64)
+            eye[torch.arange(rows), s0 + torch.arange(rows)] = 1.0
+            A0 = torch.cat([eye, -eye]).reshape(1, 2 * rows, *op.shape).expand(B, -1, *op.shape)
+            lb = self._backward(j, A0, relax, xl, xu)
+            lows.append(lb[:, :rows])
+            highs.append(-lb[:, rows:])
+        return Bound(torch.cat(lows, 1).reshape(B, *op.shape), torch.cat(highs, 1).reshape(B, *op.shape))
+
+    # --- drivers ---
+    def prepare(self, xl: torch.Tensor, xu: torch.Tensor, method: str):
+        """Bounds of every node and relaxations of every nonlinearity (all but the final specification pass)."""
+        bounds: list[Bound] = []
+        relax: dict = {}
+        for j, op in enumerate(self.ops):
+            if op.kind == "input":
+                bounds.append(Bound(xl, xu))
+                continue
+            b = _ibp(op, [bounds[i] for i in op.inputs])
+            if method != "ibp" and j in self.needs_bounds and self.after_nonlinear[j] and op.kind not in ("pointwise",):
+                c = self._node_bounds(j, relax, xl, xu)
+                b = Bound(torch.maximum(b.lo, c.lo), torch.minimum(b.hi, c.hi))
+            bounds.append(b)
+            if method != "ibp" and op.kind in ("pointwise", "gated"):
+                relax[j] = self._relax(j, bounds)
+        return bounds, relax
+
+    def spec_bounds(self, xl, xu, C: torch.Tensor, method: str, steps: int = 20, lr: float = 0.05):
+        """Lower bounds of C @ output over the box: C [B, S, *out_shape] -> [B, S]."""
+        out = len(self.ops) - 1
+        bounds, relax = self.prepare(xl, xu, method)
+        if method == "ibp":
+            b = bounds[out]
+            Cp, Cn = C.clamp(min=0), C.clamp(max=0)
+            lo, hi = b.lo[:, None], b.hi[:, None]
+            lb = _sum_tail(Cp * lo + Cn * hi)
+            mag = _sum_tail(C.abs() * torch.maximum(lo.abs(), hi.abs()))
+            return lb - SLACK * mag - TINY
+        lb = self._backward(out, C, relax, xl, xu)
+        if method == "crown":
+            return lb
+        return self._optimize(out, C, relax, bounds, xl, xu, lb, steps, lr)
+
+    def _optimize(self, out, C, relax, bounds, xl, xu, best, steps, lr):
+        S = C.shape[1]
+        slopes, curves = {}, {}
+        for j, op in enumerate(self.ops):
+            if op.kind != "pointwise" or j not in relax:
+                continue
+            al, _, au, _ = relax[j]
+            shape = (al.shape[0], S, *al.shape[1:])
+            slopes[j] = (
+                al[:, None].expand(shape).clone().requires_grad_(True),
+                au[:, None].expand(shape).clone().requires_grad_(True),
+            )
+            curves[j] = pointwise_curve(op.name, op.params)
+        if not slopes:
+            return best
+        opt = torch.optim.Adam([p for pair in slopes.values() for p in pair], lr=lr)
+        sched = torch.optim.lr_scheduler.ExponentialLR(opt, 0.9)
+        for _ in range(steps):
+            rel = dict(relax)
+            for j, (al, au) in slopes.items():
+                b = bounds[self.ops[j].inputs[0]]
+                lo, hi = b.lo[:, None].expand(al.shape), b.hi[:, None].expand(al.shape)
+                bl, bu = lines_with_slopes(curves[j], lo, hi, al, au)
+                rel[j] = (al, bl, au, bu)
+            lb = self._backward(out, C, rel, xl, xu)
+            best = torch.maximum(best, lb.detach())
+            opt.zero_grad()
+            (-lb.sum()).backward()
+            opt.step()
+            sched.step()
+        return best
+
+
+def _check(model, x, eps, method):
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model must be an nn.Module, got {type(model).__name__}")
+    if not isinstance(x, torch.Tensor) or x.dtype not in (torch.float32, torch.float64):
+        raise TypeError("x must be a float32 or float64 tensor [batch, ...]")
+    if x.dim() < 2:
+        raise ValueError(f"x must have a batch dimension: [batch, ...]; got shape {tuple(x.shape)}")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}; got {method!r}")
+    if isinstance(eps, torch.Tensor):
+        if bool((eps < 0).any()) or not bool(torch.isfinite(eps).all()):
+            raise ValueError("eps must be finite and >= 0")
+    elif not (isinstance(eps, int | float) and math.isfinite(eps) and eps >= 0):
+        raise ValueError(f"eps must be a finite number >= 0; got {eps!r}")
+
+
+def _box(x, eps, x_min, x_max):
+    x64 = x.detach().to(F64)
+    e = eps.to(F64) if isinstance(eps, torch.Tensor) else float(eps)
+    xl, xu = x64 - e, x64 + e
+    if x_min is not None:
+        xl = torch.clamp(xl, min=x_min)
+    if x_max is not None:
+        xu = torch.clamp(xu, max=x_max)
+    # x - eps, x + eps rounded in float64: widen by one ulp so the box holds the real ball
+    return torch.nextafter(xl, torch.full_like(xl, -math.inf)), torch.nextafter(xu, torch.full_like(xu, math.inf))
+
+
+_CACHE: dict[tuple, Propagator] = {}
+
+
+def _fingerprint(model: torch.nn.Module) -> tuple:
+    # in-place updates (optimizer steps) bump _version: a trained model is traced again
+    return tuple((t.data_ptr(), t._version) for t in (*model.parameters(), *model.buffers()))
+
+
+def propagator(model: torch.nn.Module, x: torch.Tensor) -> Propagator:
+    """The traced model, reused while its weights are unchanged."""
+    key = (id(model), tuple(x.shape[1:]), _fingerprint(model))
+    p = _CACHE.get(key)
+    if p is None or p.model is not model:
+        p = Propagator(model, x.detach()[:1].to(next(iter(model.parameters()), x).dtype))
+        _CACHE.clear()
+        _CACHE[key] = p
+    return p
+
+
+def bounds(
+    model: torch.nn.Module,
+    x: torch.Tensor,
+    eps: float | torch.Tensor,
+    method: str = "crown",
+    *,
+    x_min: float | None = None,
+    x_max: float | None = None,
+    steps: int = 20,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Sound lower and upper bounds of model(x') for every x' with |x' - x|_inf <= eps (clipped to
+    [x_min, x_max] if given), per sample: two tensors shaped like model(x).
+
+    `method`: "ibp", "crown" or "alpha-crown" (`steps` of Adam on the slopes). The model's weights are
+    read when this is called (eval mode). float64 models give float64 bounds; others float32, rounded outward.
+    """
+    _check(model, x, eps, method)
+    p = propagator(model, x)
+    xl, xu = _box(x, eps, x_min, x_max)
+    out_shape = p.ops[-1].shape
+    n = math.prod(out_shape)
+    B = x.shape[0]
+    eye = torch.eye(n, dtype=F64).reshape(n, *out_shape)
+    C = torch.cat([eye, -eye])[None].expand(B, -1, *out_shape)
+    lb = p.spec_bounds(xl, xu, C, method, steps=steps)
+    lo, hi = lb[:, :n].reshape(B, *out_shape), (-lb[:, n:]).reshape(B, *out_shape)
+    return outward(lo, hi, F64 if x.dtype == F64 else torch.float32)
+
+
+def margin_bounds(
+    model: torch.nn.Module,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    eps: float | torch.Tensor,
+    method: str = "crown",
+    *,
+    x_min: float | None = None,
+    x_max: float | None = None,
+    steps: int = 20,
+) -> torch.Tensor:
+    """Lower bounds of logit[y] - logit[j] over the ball, [batch, classes]; the entry j = y is +inf, so a
+    sample is certified when every entry is > 0."""
+    _check(model, x, eps, method)
+    p = propagator(model, x)
+    out_shape = p.ops[-1].shape
+    if len(out_shape) != 1:
+        raise ValueError(
+            f"margin_bounds needs logits [batch, classes]; the model outputs {tuple(out_shape)} per sample"
+        )
+    K = out_shape[0]
+    if not isinstance(y, torch.Tensor) or y.dtype not in (torch.int64, torch.int32) or y.shape != x.shape[:1]:
+        raise TypeError(f"y must be an integer tensor of shape [{x.shape[0]}] (one label per sample)")
+    if bool(((y < 0) | (y >= K)).any()):
+        raise ValueError(f"y has labels outside 0..{K - 1}")
+    xl, xu = _box(x, eps, x_min, x_max)
+    eye = torch.eye(K, dtype=F64)
+    C = eye[y][:, None, :] - eye[None]  # [B, K, K]: row j = e_y - e_j
+    lb = p.spec_bounds(xl, xu, C, method, steps=steps)
+    lb = torch.where(torch.arange(K)[None] == y[:, None], math.inf, lb)
+    lo, _ = outward(lb, lb, F64 if x.dtype == F64 else torch.float32)
+    return lo
+
+
+def certified_accuracy(
+    model: torch.nn.Module,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    eps: float,
+    method: str = "crown",
+    **kwargs,
+) -> float:
+    """Fraction of samples whose prediction is y and provably stays y over the whole eps-ball."""
+    m = margin_bounds(model, x, y, eps, method, **kwargs)
+    with torch.no_grad():
+        pred = model.eval()(x).argmax(-1)
+    ok = (m > 0).all(-1) & (pred == y)
+    return float(ok.float().mean()) if len(ok) else float("nan")
