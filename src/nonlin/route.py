@@ -61,7 +61,8 @@ class Native:
     backward do. Measured at the entry's default parameters (a parameter torch rounds to the input dtype,
     such as leaky_relu's slope, changes the bits), so other parameters keep the table's other routes.
     `exact`: the op is exact comparisons and at most one rounding (no libm call), so its bits are the same
-    on every ISA and device; the others are measured on CPU only.
+    on every ISA and device, and inside torch.compile; the others are measured on CPU, outside torch.compile
+    (inductor lowers them its own way: the route then takes the eager formula into the caller's graph).
     """
 
     train: frozenset[str]
@@ -208,7 +209,14 @@ def choose(
     if r is None:
         r = _BY_CALL[key] = table_route(s.name, _DTYPE_NAME[x.dtype], dev, key[3], key[4])
     if r == "torch":
-        if not extra and body is s.forward and (not params or params == _defaults(s.name)):
+        if (
+            not extra
+            and body is s.forward
+            and (not params or params == _defaults(s.name))
+            # Inside torch.compile inductor lowers torch's op its own way (F.elu's expm1 as exp(x) - 1:
+            # elu(-3e-12) = 0): only the exact ops keep their bits; the others take the eager formula.
+            and (NATIVE[s.name].exact or not torch.compiler.is_compiling())
+        ):
             return "torch"
         r = _fallback(dev, key[4])
     if r == "fused":

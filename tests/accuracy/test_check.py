@@ -98,7 +98,7 @@ def test_nonlin_meets_goals(name):
 
 # Every route kind the table gives (torch rows, eager, fused: nonlin.route), pointwise and gated, inference and
 # training; the whole catalog at both size classes under -m slow.
-ROUTE_SAMPLE = ["gelu", "tanh", "swiglu", "elu", "mish", "relu6"]
+ROUTE_SAMPLE = ["gelu", "tanh", "swiglu", "elu"]
 
 
 @pytest.mark.parametrize("size_class", ["small", "large"])
@@ -116,7 +116,9 @@ ROUTE_SAMPLE = ["gelu", "tanh", "swiglu", "elu", "mish", "relu6"]
 def test_default_path_meets_goals_at_both_size_classes(name, size_class):
     """The default path (no nonlin.use) as users run it: tensors below and above the route table's size
     threshold take different routes (nonlin.route); each meets the goals, and the report names it."""
-    r = check(name, dtypes=("float32", "bfloat16", "float16"), size_class=size_class, **QUICK)
+    sampled = name in ROUTE_SAMPLE  # the default run: two dtypes (each large one compiles the fused kernels)
+    dtypes = ("float32", "bfloat16") if sampled else ("float32", "bfloat16", "float16")
+    r = check(name, dtypes=dtypes, size_class=size_class, **QUICK)
     assert all(v.endswith("/" + size_class) for per in r.routes.values() for v in per.values()), r.routes
     failures = r.goal_failures()
     if name in KNOWN_MISSES and failures:

@@ -65,7 +65,9 @@ def erfc_float64(a):
     erfc is a scalar call per element (~26 ns here, 80% of gelu's fused time). Every branch is evaluated and
     the ratio chosen per element before the one division. Same algorithm and accuracy as the eager op."""
     x = torch.abs(a)
-    xc = torch.clamp_max(x, 30.0)  # erfc(30) = 2e-393 underflows; keeps the polynomials finite at inf
+    # erfc(30) = 2e-393 underflows; a comparison keeps the polynomials finite at inf and NaN (inductor's
+    # vector clamp passes inf through under avx2; the non-finite inputs are set at the end).
+    xc = torch.where(x < 30.0, x, 30.0)
     mid = x < 8.0
     p = torch.where(mid, _horner(xc, _ERFC_P), _horner(xc, _ERFC_R))
     q = torch.where(mid, _horner(xc, _ERFC_Q), _horner(xc, _ERFC_S))
@@ -82,7 +84,9 @@ def erfc_float64(a):
     small = x < 1.0
     u = _horner(z, _ERF_U)
     num = torch.where(small, u - a * _horner(z, _ERF_T), num)  # 1 - erf(a) = (U - a T) / U
-    return num / torch.where(small, u, q)
+    y = num / torch.where(small, u, q)
+    y = torch.where(torch.isinf(a), torch.where(a > 0, 0.0, 2.0), y)
+    return torch.where(torch.isnan(a), a, y)
 
 
 class CompiledTorchOps(TorchOps):
