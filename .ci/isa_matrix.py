@@ -76,7 +76,9 @@ def env_for(level: str, cache_root: str) -> dict[str, str]:
 def check_forced(level: str, env: dict[str, str]) -> None:
     import json
 
-    got = json.loads(subprocess.run([sys.executable, "-c", PROBE], env=env, check=True, capture_output=True, text=True).stdout)
+    got = json.loads(
+        subprocess.run([sys.executable, "-c", PROBE], env=env, check=True, capture_output=True, text=True).stdout
+    )
     want_off = set(env.get("NPY_DISABLE_CPU_FEATURES", "").split())
     if got["aten"] != level or (level == "default") != (got["inductor"] == "default"):
         raise SystemExit(f"isa matrix: forcing {level} failed: ATen {got['aten']}, inductor {got['inductor']}")
@@ -84,7 +86,10 @@ def check_forced(level: str, env: dict[str, str]) -> None:
         raise SystemExit(f"isa matrix: inductor picked {got['inductor']} under ATEN_CPU_CAPABILITY={level}")
     if want_off & set(got["numpy_on"]):
         raise SystemExit(f"isa matrix: numpy still dispatches {sorted(want_off & set(got['numpy_on']))} at {level}")
-    print(f"isa matrix: {level}: ATen {got['aten']}, inductor {got['inductor']}, numpy {got['numpy_on'] or 'baseline'}")
+    print(
+        f"isa matrix: {level}: ATen {got['aten']}, inductor {got['inductor']}, numpy {got['numpy_on'] or 'baseline'}",
+        flush=True,
+    )
 
 
 def main(argv: list[str]) -> int:
@@ -102,7 +107,9 @@ def main(argv: list[str]) -> int:
             t0 = time.monotonic()
             cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *TESTS, *args]
             rc = subprocess.run(cmd, env=env).returncode
-            print(f"isa matrix: {level}: {'passed' if rc == 0 else 'FAILED'} in {time.monotonic() - t0:.0f} s")
+            print(
+                f"isa matrix: {level}: {'passed' if rc == 0 else 'FAILED'} in {time.monotonic() - t0:.0f} s", flush=True
+            )
             if rc:
                 failed.append(level)
     if failed:

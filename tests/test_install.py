@@ -14,6 +14,7 @@ import importlib.util
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import venv
@@ -87,19 +88,13 @@ def test_wheel_installs_beside_an_existing_torch(tmp_path):
     """pip wheel, then pip install --no-index of that wheel into a venv that has torch, numpy and mpmath
     only: pip must find every base dependency already there (a new one fails the resolve), and
     `import nonlin` plus one call must work without the extras."""
-    wheels = tmp_path / "wheels"
-    _run(
-        Path(sys.executable),
-        "-m",
-        "pip",
-        "wheel",
-        "--no-deps",
-        "--no-build-isolation",
-        "-q",
-        "-w",
-        str(wheels),
-        str(ROOT),
-    )
+    wheels, tree = tmp_path / "wheels", tmp_path / "tree"  # built from a copy: setuptools writes build/ there
+    shutil.copytree(ROOT / "src", tree / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy(ROOT / name, tree / name)
+    # the installed setuptools builds it offline; without one, pip's isolated build fetches it
+    isolation = ["--no-build-isolation"] if importlib.util.find_spec("setuptools") else []
+    _run(Path(sys.executable), "-m", "pip", "wheel", "--no-deps", *isolation, "-q", "-w", str(wheels), str(tree))
     (wheel,) = wheels.glob("nonlin-*.whl")
     py = _env_with(tmp_path, ["torch", "numpy", "mpmath", "pip"])
     _run(py, "-m", "pip", "install", "-q", "--no-index", "--no-cache-dir", "--disable-pip-version-check", str(wheel))

@@ -64,7 +64,7 @@ FP32_MATH: dict[Pass, frozenset[str]] = {
     # softsign's (1 + |x|)^2 overflows at |x| = 1.8e19; gcu cancels near the derivative's zeros)
     "forward": _BOTH | _BOTH_ADDED | _FORWARD_ADDED | {"erf", "softsign", "gcu"},
     # backward only: sigmoid's forward is 1.93 ULP, sau's forward 100+ ULP (norm_cdf of a rounded argument
-    # in the tail), selu's forward 1.77 (scale * alpha * expm1(x): three roundings); their derivatives
+    # in the tail), selu's forward 1.77 (the rounded scale times a rounded value); their derivatives
     # meet the goal with the margin
     "backward": _BOTH | _BOTH_ADDED | _BACKWARD_ADDED | {"sigmoid", "sau", "selu"},
 }
