@@ -121,12 +121,15 @@ class Smaller:
     form: str | None
     why: str
     needs_cuda: bool = False
+    slow: bool = False  # the smaller form itself takes long (arena training): run in the slow suite
 
 
 QUICK_ARENA = "--task digits:steps=20 --seeds 1 --workers 0 --no-progress"
 COMMANDS: dict[str, Smaller | None] = {
     # README
-    "./run main": Smaller(f"nonlin arena --act relu {QUICK_ARENA} --out runs/", "installs, then a sweep of minutes"),
+    "./run main": Smaller(
+        f"nonlin arena --act relu {QUICK_ARENA} --out runs/", "installs, then a sweep of minutes", slow=True
+    ),
     "./run test": Smaller(None, "the whole suite: CI runs it, and this test is part of it"),
     "nonlin list": None,
     "nonlin show mish": None,
@@ -145,15 +148,17 @@ COMMANDS: dict[str, Smaller | None] = {
         "nonlin probe --swap gelu=relu --repeat 1", "placeholders"
     ),
     "nonlin arena --act relu gelu silu swiglu --task digits char_lm --seeds 5 --out runs/": Smaller(
-        f"nonlin arena --act relu swiglu {QUICK_ARENA} --out runs/", "40 training runs"
+        f"nonlin arena --act relu swiglu {QUICK_ARENA} --out runs/", "40 training runs", slow=True
     ),
     "nonlin arena --resume runs/": Smaller(
         f"nonlin arena --act relu {QUICK_ARENA} --out runs/ ; nonlin arena --resume runs/ --workers 0 --no-progress",
         "needs a sweep to resume",
+        slow=True,
     ),
     "nonlin arena report runs/": Smaller(
         f"nonlin arena --act relu {QUICK_ARENA} --out runs/ --no-report ; nonlin arena report runs/",
         "needs a sweep",
+        slow=True,
     ),
     "THP_MEM_ALLOC_ENABLE=1 python benchmarks/kernels.py": Smaller(None, "a benchmark: minutes"),
     "python benchmarks/kernels.py --device cuda --dtype bfloat16": Smaller(None, "GPU", needs_cuda=True),
@@ -176,28 +181,32 @@ COMMANDS: dict[str, Smaller | None] = {
     ),
     "nonlin compare gelu silu --accuracy": Smaller("nonlin compare relu --accuracy", "minutes of references"),
     # docs/arena.md
-    "nonlin arena": Smaller(f"nonlin arena --act relu {QUICK_ARENA}", "the default sweep takes minutes"),
+    "nonlin arena": Smaller(f"nonlin arena --act relu {QUICK_ARENA}", "the default sweep takes minutes", slow=True),
     "nonlin arena --act relu gelu silu swiglu shifted_relu snake --task digits char_lm --seeds 5 --out runs/": Smaller(
-        f"nonlin arena --act snake shifted_relu {QUICK_ARENA} --out runs/", "60 training runs"
+        f"nonlin arena --act snake shifted_relu {QUICK_ARENA} --out runs/", "60 training runs", slow=True
     ),
     "nonlin arena --act shifted_relu:tau=0.5 clipped_shifted_relu:tau=1,m=2 relu --task sparsity --out runs/": Smaller(
         "nonlin arena --act shifted_relu:tau=0.5 clipped_shifted_relu:tau=1,m=2 --task sparsity:steps=20 --seeds 1 "
         "--workers 0 --no-progress --out runs/",
         "training runs",
+        slow=True,
     ),
     "nonlin arena --task digits:steps=400,lr=0.001 --out runs/": Smaller(
         "nonlin arena --act relu --task digits:steps=20,lr=0.001 --seeds 1 --workers 0 --no-progress --out runs/",
         "training runs",
+        slow=True,
     ),
     "nonlin arena --resume runs/ --retry-failed": Smaller(
         f"nonlin arena --act relu {QUICK_ARENA} --out runs/ ; nonlin arena --resume runs/ --retry-failed "
         "--workers 0 --no-progress",
         "needs a sweep",
+        slow=True,
     ),
     "nonlin arena --backend ray --address auto": Smaller(None, "needs a running Ray cluster (tests/arena: local Ray)"),
     "nonlin compare relu gelu swiglu --db runs/": Smaller(
         f"nonlin arena --act relu {QUICK_ARENA} --out runs/ ; nonlin compare relu gelu swiglu --db runs/",
         "needs a sweep",
+        slow=True,
     ),
     # docs/kernels.md
     "python benchmarks/kernels.py --keep-freed-memory": Smaller(None, "a benchmark: minutes"),
@@ -267,23 +276,31 @@ def _run_shell(cmd: str, cwd: Path) -> None:
 
     for part in (p.strip() for p in cmd.split(" ; ")):
         argv = shlex.split(part)
-        if argv[0] == "nonlin":
+        if argv[0] == "nonlin" and argv[1:2] != ["arena"]:  # the arena forks workers: its own process
             rc = main(argv[1:])
             expected_failure = "mypkg" in part
             assert (rc != 0) if expected_failure else (rc == 0), f"{part!r} exited {rc}"
         else:
-            r = subprocess.run(part, shell=True, cwd=cwd, capture_output=True, text=True, timeout=600)
+            if argv[0] == "nonlin":
+                part = f"{shlex.quote(sys.executable)} -m nonlin.cli {part.removeprefix('nonlin ')}"
+            env = {**os.environ, "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+            r = subprocess.run(part, shell=True, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
             assert r.returncode == 0, (part, r.stderr[-3000:])
 
 
-def _shell_cases() -> list[tuple[str, str]]:
+def _shell_cases() -> list:
     seen: dict[str, str] = {}
     for cmd, where in _all_commands():
         seen.setdefault(cmd, where)
-    return sorted(seen.items())
+    cases = []
+    for cmd, where in sorted(seen.items()):
+        how = COMMANDS.get(cmd)
+        marks = [pytest.mark.slow] if how is not None and how.slow else []
+        cases.append(pytest.param(cmd, where, id=cmd, marks=marks))
+    return cases
 
 
-@pytest.mark.parametrize(("cmd", "where"), _shell_cases(), ids=[c for c, _ in _shell_cases()])
+@pytest.mark.parametrize(("cmd", "where"), _shell_cases())
 def test_shell_command_runs(cmd, where, tmp_path, monkeypatch):
     if cmd not in COMMANDS:
         pytest.fail(f"{where}: {cmd!r} has no entry in COMMANDS")

@@ -92,6 +92,8 @@ def _one(job: tuple) -> tuple[str, Report | str]:
         return name, f"{type(err).__name__}: {err}"
 
 
+# Workers are spawned, not forked: a fork after torch has started its OpenMP threads (a caller that already
+# ran torch, e.g. a test session) can deadlock in the child.
 def _ignore_sigint() -> None:
     # Workers leave Ctrl-C to the parent, which stops them: no traceback from every worker.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -199,7 +201,7 @@ def _handler(args: argparse.Namespace) -> int:
         with Steps(steps_total, "check") as steps:
             if not per_dtype:
                 jobs = [(n, args.impl, dtypes, args.size, backward) for n in todo]
-                pool = mp.get_context("fork").Pool(min(args.jobs, len(jobs)), initializer=_ignore_sigint)
+                pool = mp.get_context("spawn").Pool(min(args.jobs, len(jobs)), initializer=_ignore_sigint)
                 try:
                     steps.start(f"{len(jobs)} entries in {min(args.jobs, len(jobs))} processes")
                     for name, rep in pool.imap_unordered(_one, jobs):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import torch
 import torch.nn.functional as F
 
 from nonlin.catalog._build import Alias, P, Paper, at, pointwise, props, torch_inplace, torch_names
@@ -23,15 +24,39 @@ def _elu_grad(m, x, alpha):
     return m.where(x > 0, m.ones_like(x), alpha * m.exp(m.minimum(x, 0.0)))
 
 
+_TAIL, _SHIFT = -700.0, 600.0
+_EXP_MINUS_SHIFT = math.exp(-_SHIFT)
+
+
+def _tail_shift(m, z):
+    """(z', scale) for a gate sigmoid(z) (or tanh(softplus(z)), ~e^z as z -> -inf) in float64.
+
+    Below z = -700 the gate is subnormal: it has lost bits before it multiplies x, and the product rounds a
+    second time (silu(-725.5) was 361 ULP off, silu(-745) 75% off). There the gate is taken at z + 600
+    (exact: both are multiples of z's ULP below 1024 in magnitude), the product stays normal, and one
+    multiplication by e^-600 rounds it once into the subnormal range. Other dtypes and backends (the mpmath
+    reference, kernels) take the plain form: scale None."""
+    if getattr(z, "dtype", None) != torch.float64:
+        return z, None
+    tail = z < _TAIL
+    return m.where(tail, z + _SHIFT, z), m.where(tail, m.full_like(z, _EXP_MINUS_SHIFT), m.ones_like(z))
+
+
+def _scaled(y, scale):
+    return y if scale is None else y * scale
+
+
 def _swish(m, x, beta):
-    return m.gated(x, m.sigmoid(beta * x))
+    z, scale = _tail_shift(m, beta * x)
+    return _scaled(m.gated(x, m.sigmoid(z)), scale)
 
 
 def _swish_grad(m, x, beta):
     # s (1 + bx sigma(-bx)) rather than s + bx s sigma(-bx): the same rounding, but where s underflows the
     # product is a zero with the sign of the true (negative) value instead of +0 + -0 = +0.
     bx = beta * x
-    return m.gated(1.0 + m.gated(bx, m.sigmoid(-bx)), m.sigmoid(bx))
+    z, scale = _tail_shift(m, bx)
+    return _scaled(m.gated(1.0 + m.gated(bx, m.sigmoid(-bx)), m.sigmoid(z)), scale)
 
 
 def _gelu_tanh_arg(x):
@@ -40,14 +65,16 @@ def _gelu_tanh_arg(x):
 
 
 def _gelu_tanh(m, x):
-    return m.gated(x, m.sigmoid(_gelu_tanh_arg(x)))
+    z, scale = _tail_shift(m, _gelu_tanh_arg(x))
+    return _scaled(m.gated(x, m.sigmoid(z)), scale)
 
 
 def _gelu_tanh_grad(m, x):
     u = _gelu_tanh_arg(x)
     du = 2.0 * _SQRT_2_OVER_PI * (1.0 + 3.0 * _GELU_TANH_C * x * x)
+    z, scale = _tail_shift(m, u)
     # s (1 + x u' sigma(-u)): where s underflows, a zero with the true value's sign (see _swish_grad)
-    return m.gated(1.0 + m.gated(x * du, m.sigmoid(-u)), m.sigmoid(u))
+    return _scaled(m.gated(1.0 + m.gated(x * du, m.sigmoid(-u)), m.sigmoid(z)), scale)
 
 
 def signed_sum(m, a, t):
@@ -76,12 +103,14 @@ def _golu_grad(m, x, alpha, beta, gamma):
 
 
 def _mish(m, x):
-    return m.gated(x, m.tanh(m.softplus(x)))
+    z, scale = _tail_shift(m, x)  # tanh(softplus(z)) = e^z (1 + O(e^z)) below -700, as sigmoid
+    return _scaled(m.gated(x, m.tanh(m.softplus(z))), scale)
 
 
 def _mish_grad(m, x):
-    sp = m.softplus(x)
-    return signed_sum(m, m.tanh(sp), m.gated(x, m.sech2(sp) * m.sigmoid(x)))
+    z, scale = _tail_shift(m, x)  # below -700: e^x + x e^x, both terms scaled alike
+    sp = m.softplus(z)
+    return _scaled(signed_sum(m, m.tanh(sp), m.gated(x, m.sech2(sp) * m.sigmoid(z))), scale)
 
 
 def _xgate(m, x, g, alpha):

@@ -162,13 +162,39 @@ def _one_minus_c(dist: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
     return ((dist - gap) / norm.clamp_min(1e-300)).clamp(0.0, 2.0)
 
 
-def _theta(K: torch.Tensor, q: torch.Tensor, dist: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def _unit_chord_omc(t: torch.Tensor, K: torch.Tensor, near: torch.Tensor) -> torch.Tensor:
+    """1 - c_ij = |x_i/|x_i| - x_j/|x_j||^2 / 2 at the `near` pairs (NaN elsewhere), for the layer-0 inputs
+    t [n, d'] (with the bias as a constant feature), without cancellation for inputs of different norms:
+    x_i/n_i - x_j/n_j = (x_i - x_j)/n_i + x_j (n_j - n_i)/(n_i n_j), n_j - n_i = (x_j - x_i).(x_j + x_i) / (n_i + n_j).
+    From the distances instead, 1 - c = (D - (n_i - n_j)^2) / (2 n_i n_j) cancels for x and 3x: it left
+    1 - c ~ eps, theta ~ sqrt(eps), and relu's NTK 2e-9 off at depth 1 (1e-16 with this)."""
+    out = torch.full_like(K, math.nan)
+    nrm = torch.sqrt((t * t).sum(dim=1))
+    pairs = torch.nonzero(torch.triu(near, diagonal=1))
+    for lo in range(0, pairs.shape[0], 65536):
+        i, j = pairs[lo : lo + 65536].unbind(1)
+        ni, nj = nrm[i, None], nrm[j, None]
+        diff = t[i] - t[j]
+        dn = (-(diff * (t[i] + t[j])).sum(dim=1, keepdim=True)) / (ni + nj)
+        chord = diff / ni + t[j] * dn / (ni * nj)
+        omc = 0.5 * (chord * chord).sum(dim=1)
+        out[i, j] = omc
+        out[j, i] = omc
+    return out
+
+
+def _theta(
+    K: torch.Tensor, q: torch.Tensor, dist: torch.Tensor, omc_known: torch.Tensor | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Angles theta_ij and 1 - c_ij. For c > 0 both come from the tracked distances (near c = 1, theta ~
-    sqrt(2 (1 - c)) and an absolute rounding error eps in c would move theta by eps / theta)."""
+    sqrt(2 (1 - c)) and an absolute rounding error eps in c would move theta by eps / theta), or from
+    `omc_known` where it is finite (1 - c computed without cancellation for pairs of different norms)."""
     norm = torch.sqrt(q[:, None] * q[None, :])
     c = torch.where(norm > 0, K / torch.where(norm > 0, norm, torch.ones_like(norm)), torch.zeros_like(K))
     c = c.clamp(-1.0, 1.0)
     omc_d = _one_minus_c(dist, q)
+    if omc_known is not None:
+        omc_d = torch.where(torch.isfinite(omc_known), omc_known, omc_d)
     near = (c > 0) & (norm > 0)
     omc = torch.where(near, omc_d, 1.0 - c)
     theta = torch.where(near, 2.0 * torch.asin(torch.sqrt(0.5 * omc_d).clamp(max=1.0)), torch.arccos(c))
@@ -406,11 +432,31 @@ def _kernels(
     K = sw2 * (t @ t.T) / t.shape[1] + sb2
     K = 0.5 * (K + K.T)
     dist = sw2 * _pairwise_sq_dist(t) / t.shape[1]  # E[(u_i - u_j)^2], tracked beside K
+    # 1 - c at layer 0 from the inputs (bias as a constant feature) for pairs near c = 1: exact for parallel
+    # inputs of any norms. Through a homogeneous unit without bias, c' depends on theta alone:
+    # 1 - c' = (1 - c) h(theta) / E[phi^2] with h the distance table at q = 1, so it stays exact there too.
+    aug = torch.cat([sigma_w * t / math.sqrt(t.shape[1]), torch.full((t.shape[0], 1), sigma_b, dtype=DTYPE)], 1)
+    q0 = torch.diagonal(K)
+    near0 = (K > 0) & (1.0 - K / torch.sqrt(q0[:, None] * q0[None, :]).clamp_min(1e-300) < 4 * NEAR_ONE_MINUS_C)
+    omc_known = _unit_chord_omc(aug, K, near0)
+    homogeneous_h = None
+    if sb2 == 0 and m.homogeneous and m.distance_tables and depth > 0:
+        one = torch.ones(1, dtype=DTYPE)
+        coeffs, in_c = _tables(m, one, one, False, table_tol)
+        homogeneous_h = (_distance_coeffs(m, coeffs[0, 0, :], in_c, one) / float(m.m2(one)), in_c)
     theta_k = K.clone() if want_ntk else None
     history = [Kernels(K.clone(), None if theta_k is None else theta_k.clone(), ())]
     for _ in range(depth):
         q = torch.diagonal(K).clone()
-        th, omc = _theta(K, q, dist)
+        th, omc = _theta(K, q, dist, omc_known)
+        omc_known = torch.full_like(K, math.nan)
+        if homogeneous_h is not None:
+            near = torch.nonzero((omc < NEAR_ONE_MINUS_C) & (th > 0))
+            if near.numel():
+                i, j = near.unbind(1)
+                h, in_c = homogeneous_h
+                omc_known[i, j] = omc[i, j] * _clenshaw(_variable(th[i, j], in_c), h[None])[0]
+            omc_known = torch.where(th == 0, torch.zeros_like(omc_known), omc_known)
         cross, half_dist = _layer_cross(m, q, th, omc, want_ntk, table_tol, exact_groups, logq_nodes)
         K_next = sw2 * cross[0] + sb2
         # Diagonals from exact 1-D quadrature (the c = 1 end of the tables is exact too, but this is cheaper).
