@@ -197,6 +197,8 @@ def _with_threshold(r: dict[str, Any]) -> dict[str, Any]:
 def _choose_lr(points: list[LrPoint], goal: str) -> tuple[LrPoint, str]:
     if len(points) == 1:
         return points[0], "only lr"
+    if all(p.not_ok == p.n for p in points):
+        return points[0], "no run finished at any lr"
     complete = [p for p in points if p.not_ok == 0 and p.n > 0] or [max(points, key=lambda p: p.n - p.not_ok)]
     sign = -1 if goal == "max" else 1
     if all(len(p.val) == p.n - p.not_ok and p.val for p in complete):
@@ -327,7 +329,7 @@ def rank_entries(entries: list[Entry], alpha: float = ALPHA) -> dict[tuple[str, 
             if e.values:
                 e.rank = f"did not learn ({e.not_learned + e.diverged + e.failed} of {e.n})"
             else:
-                e.rank = "did not learn (no run finished)"
+                e.rank = f"did not learn ({e.diverged} diverged, {e.failed} failed of {e.n})"
     return pvalues
 
 
