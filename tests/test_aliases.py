@@ -569,6 +569,13 @@ def test_nonlin_names_still_work_beside_torch_ones():
         NF.leaky_relu(x, slope=0.2)
     with pytest.raises(TypeError, match=r"takes its parameters by keyword"):
         NF.shifted_relu(x, 0.5)
+    packed = torch.randn(3, 6, dtype=torch.float64)
+    with pytest.raises(ValueError, match=r"layout='halves' is not one of gate_value, value_gate, interleaved"):
+        NF.swiglu(packed, layout="halves")
+    with pytest.raises(ValueError, match=r"even size along dim=0 \(layout='value_gate': \[value \| gate\]\)"):
+        NF.glu(packed, 0)
+    with pytest.raises(TypeError, match="inplace must be a bool"):
+        NF.relu(x, inplace=1)
 
 
 def test_softmax_dim_none_is_torchs_deprecated_rule():
