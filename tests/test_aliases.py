@@ -105,31 +105,45 @@ def torch_modules() -> list[str]:
     return list(A.__all__)
 
 
-def hf_keys() -> list[str]:
-    acts = pytest.importorskip("transformers.activations")
-    return list(acts.ACT2CLS)
+def hf_keys() -> list[str] | None:
+    """ACT2FN's keys, or None where transformers is not installed (`./run test` installs it)."""
+    if importlib.util.find_spec("transformers") is None:
+        return None
+    return list(importlib.import_module("transformers.activations").ACT2CLS)
 
 
-def _timm_create_act():
+_TIMM: list = []
+
+
+def _timm_create_act():  # -> the module, or None where timm is not installed
     """timm's activation registry module. timm's package __init__ imports torchvision (for its models and data
-    pipeline); the registry needs only torch, so it is loaded without running the package __init__s."""
-    if "timm.layers.create_act" in sys.modules:
-        return sys.modules["timm.layers.create_act"]
+    pipeline); the registry needs only torch, so it is loaded under stand-in packages that are removed again
+    (an `import timm` elsewhere then gets the real package)."""
+    if _TIMM:
+        return _TIMM[0]
     spec = importlib.util.find_spec("timm")
     if spec is None:
-        pytest.skip("timm is not installed (./run test installs it)")
+        return None
     root = spec.submodule_search_locations[0]
+    stand_ins = [n for n in ("timm", "timm.layers") if n not in sys.modules]
     for name, path in (("timm", root), ("timm.layers", f"{root}/layers")):
-        if name not in sys.modules:
+        if name in stand_ins:
             package = types.ModuleType(name)
             package.__path__ = [path]
             sys.modules[name] = package
-    return importlib.import_module("timm.layers.create_act")
+    loaded = set(sys.modules)
+    try:
+        _TIMM.append(importlib.import_module("timm.layers.create_act"))
+    finally:
+        for name in [*stand_ins, *(n for n in set(sys.modules) - loaded if n.startswith("timm."))]:
+            sys.modules.pop(name, None)
+    return _TIMM[0]
 
 
-def timm_keys() -> list[str]:
+def timm_keys() -> list[str] | None:
+    """timm's registry keys, or None where timm is not installed (`./run test` installs it)."""
     c = _timm_create_act()
-    return sorted({*c._ACT_LAYER_DEFAULT, *c._ACT_FN_DEFAULT})
+    return None if c is None else sorted({*c._ACT_LAYER_DEFAULT, *c._ACT_FN_DEFAULT})
 
 
 def _resolves(name: str) -> bool:
@@ -140,7 +154,7 @@ def _resolves(name: str) -> bool:
     return True
 
 
-def _upstream_names() -> dict[str, list[str]]:
+def _upstream_names() -> dict[str, list[str] | None]:
     return {
         "torch.nn": [n for n in torch_modules() if n not in NOT_ACTIVATIONS],
         "torch.nn.functional": [n for n in TORCH_FUNCTIONAL if n not in NOT_ACTIVATIONS],
@@ -159,6 +173,8 @@ def test_functional_list_covers_the_installed_torch():
 @pytest.mark.parametrize("source", ["torch.nn", "torch.nn.functional", "transformers ACT2FN", "timm"])
 def test_every_upstream_name_resolves(source):
     names = _upstream_names()[source]
+    if names is None:
+        pytest.skip(f"{source} is not installed (./run test installs it)")
     missing = sorted(n for n in names if not _resolves(n) and n not in PENDING)
     assert not missing, f"{source} names nonlin does not resolve: {missing}"
 
@@ -313,7 +329,7 @@ def _departure(entry: str, x: torch.Tensor, ref: torch.Tensor, name: str, which:
 def _cases():
     out = []
     for source, names in _upstream_names().items():
-        out += [(source, n) for n in names if n not in PENDING and n not in SAMPLING]
+        out += [(source, n) for n in names or () if n not in PENDING and n not in SAMPLING]
     return out
 
 
@@ -553,6 +569,13 @@ def test_nonlin_names_still_work_beside_torch_ones():
         NF.leaky_relu(x, slope=0.2)
     with pytest.raises(TypeError, match=r"takes its parameters by keyword"):
         NF.shifted_relu(x, 0.5)
+    packed = torch.randn(3, 6, dtype=torch.float64)
+    with pytest.raises(ValueError, match=r"layout='halves' is not one of gate_value, value_gate, interleaved"):
+        NF.swiglu(packed, layout="halves")
+    with pytest.raises(ValueError, match=r"even size along dim=0 \(layout='value_gate': \[value \| gate\]\)"):
+        NF.glu(packed, 0)
+    with pytest.raises(TypeError, match="inplace must be a bool"):
+        NF.relu(x, inplace=1)
 
 
 def test_softmax_dim_none_is_torchs_deprecated_rule():

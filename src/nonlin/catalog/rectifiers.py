@@ -67,11 +67,11 @@ SPECS = [
             _LEAKY := torch_names(
                 "leaky_relu",
                 "LeakyReLU",
-                "jax.nn.leaky_relu",
                 args={"negative_slope": "alpha"},
                 positional=("negative_slope", "inplace"),
             ),
             torch_inplace(_LEAKY, "leaky_relu_"),
+            Alias(("jax.nn.leaky_relu",), "jax", args={"negative_slope": "alpha"}, positional=("negative_slope",)),
             Alias(
                 ("keras.activations.leaky_relu", "keras.ops.leaky_relu"),
                 "keras",
