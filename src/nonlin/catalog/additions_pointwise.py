@@ -480,6 +480,7 @@ SPECS = [
                 learnable=True,
                 learned_by_default=True,
                 init="alpha_init_value = 0.5",
+                shared=True,
             ),
             P("weight", 1.0, "gamma, per channel", learnable=True, learned_by_default=True, init="ones"),
             P("bias", 0.0, "beta, per channel", learnable=True, learned_by_default=True, init="zeros"),
@@ -492,8 +493,8 @@ SPECS = [
             "alpha scalar init 0.5, weight ones, bias zeros over the channel dim"
         ),
         notes=(
-            "nonlin.get('dyt', num_parameters=C, channel_dim=-1) gives per-channel weight and bias and, unlike "
-            "the paper, a per-channel alpha too (initialised to the same 0.5)."
+            "nonlin.get('dyt', num_parameters=C, channel_dim=-1) gives per-channel weight and bias and one "
+            "shared alpha, as the paper's DyT layer."
         ),
     ),
     pointwise(
@@ -1054,8 +1055,24 @@ SPECS += [
             weight * alpha * _TWO_OVER_SQRT_PI * m.exp(-m.square(alpha * x + shift))
         ),
         params=(
-            P("alpha", 0.5, "input scale", learnable=True, learned_by_default=True, init="alpha_init_value = 0.5"),
-            P("shift", 0.0, "s, inside erf", learnable=True, learned_by_default=True, init="shift_init_value = 0"),
+            P(
+                "alpha",
+                0.5,
+                "input scale (one scalar)",
+                learnable=True,
+                learned_by_default=True,
+                init="alpha_init_value = 0.5",
+                shared=True,
+            ),
+            P(
+                "shift",
+                0.0,
+                "s, inside erf (one scalar)",
+                learnable=True,
+                learned_by_default=True,
+                init="shift_init_value = 0",
+                shared=True,
+            ),
             P("weight", 1.0, "gamma, per channel", learnable=True, learned_by_default=True, init="ones"),
             P("bias", 0.0, "beta, per channel", learnable=True, learned_by_default=True, init="zeros"),
         ),
@@ -1337,5 +1354,20 @@ SPECS += [
         properties=props("monotonic", "bounded_above", "smooth"),
         source="torch.special.log_ndtr, scipy.special.log_ndtr",
         torch_equivalent=torch.special.log_ndtr,
+    ),
+]
+
+SPECS += [
+    pointwise(
+        name="cosine",
+        family="periodic",
+        formula=r"\cos(x)",
+        summary="Cosine (Fourier-feature and periodic networks).",
+        forward=lambda m, x: m.cos(x),
+        derivative=lambda m, x: -m.sin(x),
+        aliases=("cos",),
+        properties=props("bounded_below", "bounded_above", "smooth", "periodic"),
+        source="standard (torch.cos)",
+        torch_equivalent=torch.cos,
     ),
 ]
