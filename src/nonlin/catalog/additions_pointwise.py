@@ -1316,7 +1316,9 @@ def _log_ndtr(m, x):
     # x > 0: log1p(-Phi(-x)) (Phi(x) is 1 - tiny); -1 < x <= 0: log Phi(x); x <= -1: Phi(x) underflows below
     # -38, but log(erfcx(-x/sqrt2)/2) - x^2/2 does not (two negative terms, no cancellation)
     xp = m.maximum(x, -1.0)
-    near = m.where(x > 0, m.log1p(-m.norm_cdf(-xp)), m.log(m.norm_cdf(xp)))
+    t = m.norm_cdf(-xp)
+    right = m.where(t < 1e-20, -t, m.log1p(-t))  # -t to 1e-20, and -0 where t underflows (log1p(-0) = +0 in torch)
+    near = m.where(x > 0, right, m.log(m.norm_cdf(xp)))
     xn = m.minimum(x, -1.0)
     far = m.log(0.5 * m.erfcx(-xn / _SQRT2)) - 0.5 * xn * xn
     return m.where(x > -1, near, far)
