@@ -133,3 +133,20 @@ def test_module_matches_functional_for_every_entry():
         got = act(x, **extra)
         want = nonlin.functional.function(name)(x, **extra)
         assert torch.allclose(got.double(), want), name
+
+
+@pytest.mark.parametrize("name", [n for n in LEARNABLE if any(p.shared for p in nonlin.spec(n).params)])
+def test_shared_parameters_keep_one_value_per_channel_module(name):
+    """num_parameters=C makes the per-channel parameters [C] and leaves `shared` ones (DyT's alpha) single; the
+    module then equals the functional form with those values broadcast along channel_dim."""
+    s = nonlin.spec(name)
+    act = nonlin.get(name, learnable=True, num_parameters=5, channel_dim=-1)
+    params = dict(act.named_parameters())
+    for p in s.learnable_params:
+        assert params[p.name].shape == ((1,) if p.shared else (5,)), p.name
+    with torch.no_grad():
+        for p in params.values():
+            p.uniform_(0.2, 1.2)
+    x = torch.randn(3, 5, dtype=torch.float32)
+    want = nonlin.functional.function(name)(x, **{k: v.detach() for k, v in params.items()})
+    assert torch.equal(act(x), want)

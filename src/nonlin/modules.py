@@ -24,7 +24,8 @@ class Nonlinearity(nn.Module):
     Learnable parameters become ``nn.Parameter`` s: those the spec learns by default (prelu's a,
     rational's coefficients, ...) unless ``learnable=`` says otherwise; ``learnable=True`` makes every
     learnable-capable parameter trainable, ``learnable=("beta",)`` chooses. ``num_parameters=C`` gives
-    one value per channel along ``channel_dim`` (1, as torch.nn.PReLU; use -1 for [..., features]).
+    one value per channel along ``channel_dim`` (1, as torch.nn.PReLU; use -1 for [..., features]), except
+    for parameters the spec marks ``shared`` (DyT's alpha), which keep one value.
     Stochastic entries follow the module's train/eval mode and use ``generator`` if given.
 
     A borrowed name builds the module its library would: ``Nonlinearity("Softshrink")`` has torch's
@@ -67,7 +68,8 @@ class Nonlinearity(nn.Module):
         self._fixed: dict[str, Any] = {}
         for p in self.spec.params:
             if p.name in self._learned:
-                self.register_parameter(p.name, nn.Parameter(torch.full((num_parameters,), float(resolved[p.name]))))
+                n = 1 if p.shared else num_parameters
+                self.register_parameter(p.name, nn.Parameter(torch.full((n,), float(resolved[p.name]))))
             else:
                 self._fixed[p.name] = resolved[p.name]
 
@@ -91,7 +93,7 @@ class Nonlinearity(nn.Module):
         out = dict(self._fixed)
         for name in self._learned:
             w = getattr(self, name)
-            if self.num_parameters > 1:
+            if w.numel() > 1:  # per channel (shared parameters keep their single value)
                 cd = self.channel_dim % ndim if ndim else 0
                 w = w.reshape(-1, *([1] * (ndim - cd - 1)))  # broadcast along channel_dim
             out[name] = w

@@ -135,6 +135,9 @@ class Param:
     learned_by_default: bool = False
     # How the nn.Module form initialises the parameter when learnable (documentation; the value is `default`).
     init: str = ""
+    # One value even when the module has num_parameters > 1 (DyT's alpha is a scalar beside per-channel
+    # weight and bias).
+    shared: bool = False
 
     def expected(self) -> str:
         """Human-readable admissible range, used in error messages."""

@@ -48,6 +48,7 @@ KNOWN_MISSES = {
         )
     },
     "log_ndtr": "beyond |x| ~ 1e8 the value -x^2/2 - log|x| - ... is a bf16 midpoint to float64, which drops the log",
+    "ncu": "f' = 1 - 3x^2 beyond |x| ~ 2^27 is a bf16 midpoint (-3x^2) to float64, which drops the 1",
     "bent_identity": "beyond 2^54 the value 1.5x - 1/2 is a bf16 midpoint 1.5x to float64, which cannot hold the -1/2",
     "rrelu": "eval slope 0.5*(1/8+1/3) is a rounded float: many products land within 2^-53 of a midpoint",
 }

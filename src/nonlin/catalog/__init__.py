@@ -30,6 +30,11 @@ LEFT_OUT = {
     "defaults could not be extracted from the paper",
     "localmax": "localmax (arXiv:2509.15958) is a dynamical system on token states, not a drop-in normalizer; "
     "no usable formula was found",
+    "apl": "adaptive piecewise linear units (arXiv:1412.6830) have a per-model number of learned hinges S: not one "
+    "declaration with fixed parameters",
+    "kaf": "kernel activation functions (arXiv:1707.04035) are expansions over a learned dictionary of kernels",
+    "dynamic_relu": "Dynamic ReLU (arXiv:2003.10027) computes its slopes from the input by a hyper-network",
+    "funnel_relu": "FReLU (arXiv:2007.11824) is max(x, depthwise-conv(x)): a spatial layer, not pointwise",
 }
 
 for _family in FAMILIES:

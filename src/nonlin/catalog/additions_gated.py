@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from nonlin.catalog._build import P, Paper, gated, props
-from nonlin.catalog.smooth import _swish, _swish_grad
+from nonlin.catalog.smooth import _swish, _swish_grad, signed_sum
 
 
 def _relu(m, t):
@@ -47,7 +47,8 @@ def _situ_gate(m, g, beta):
 
 def _situ_gate_grad(m, g, beta):
     s = m.sigmoid(g)
-    return m.sech2(g / beta) * s + beta * m.tanh(g / beta) * s * m.sigmoid(-g)
+    # the second term dominates as g -> -inf (-beta e^g); where both underflow the zero keeps its sign
+    return signed_sum(m, m.sech2(g / beta) * s, beta * m.tanh(g / beta) * s * m.sigmoid(-g))
 
 
 def _situ_glu(m, g, v, beta, linear_beta):

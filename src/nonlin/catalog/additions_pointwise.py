@@ -480,6 +480,7 @@ SPECS = [
                 learnable=True,
                 learned_by_default=True,
                 init="alpha_init_value = 0.5",
+                shared=True,
             ),
             P("weight", 1.0, "gamma, per channel", learnable=True, learned_by_default=True, init="ones"),
             P("bias", 0.0, "beta, per channel", learnable=True, learned_by_default=True, init="zeros"),
@@ -492,8 +493,8 @@ SPECS = [
             "alpha scalar init 0.5, weight ones, bias zeros over the channel dim"
         ),
         notes=(
-            "nonlin.get('dyt', num_parameters=C, channel_dim=-1) gives per-channel weight and bias and, unlike "
-            "the paper, a per-channel alpha too (initialised to the same 0.5)."
+            "nonlin.get('dyt', num_parameters=C, channel_dim=-1) gives per-channel weight and bias and one "
+            "shared alpha, as the paper's DyT layer."
         ),
     ),
     pointwise(
@@ -1054,8 +1055,24 @@ SPECS += [
             weight * alpha * _TWO_OVER_SQRT_PI * m.exp(-m.square(alpha * x + shift))
         ),
         params=(
-            P("alpha", 0.5, "input scale", learnable=True, learned_by_default=True, init="alpha_init_value = 0.5"),
-            P("shift", 0.0, "s, inside erf", learnable=True, learned_by_default=True, init="shift_init_value = 0"),
+            P(
+                "alpha",
+                0.5,
+                "input scale (one scalar)",
+                learnable=True,
+                learned_by_default=True,
+                init="alpha_init_value = 0.5",
+                shared=True,
+            ),
+            P(
+                "shift",
+                0.0,
+                "s, inside erf (one scalar)",
+                learnable=True,
+                learned_by_default=True,
+                init="shift_init_value = 0",
+                shared=True,
+            ),
             P("weight", 1.0, "gamma, per channel", learnable=True, learned_by_default=True, init="ones"),
             P("bias", 0.0, "beta, per channel", learnable=True, learned_by_default=True, init="zeros"),
         ),
@@ -1299,7 +1316,9 @@ def _log_ndtr(m, x):
     # x > 0: log1p(-Phi(-x)) (Phi(x) is 1 - tiny); -1 < x <= 0: log Phi(x); x <= -1: Phi(x) underflows below
     # -38, but log(erfcx(-x/sqrt2)/2) - x^2/2 does not (two negative terms, no cancellation)
     xp = m.maximum(x, -1.0)
-    near = m.where(x > 0, m.log1p(-m.norm_cdf(-xp)), m.log(m.norm_cdf(xp)))
+    t = m.norm_cdf(-xp)
+    right = m.where(t < 1e-20, -t, m.log1p(-t))  # -t to 1e-20, and -0 where t underflows (log1p(-0) = +0 in torch)
+    near = m.where(x > 0, right, m.log(m.norm_cdf(xp)))
     xn = m.minimum(x, -1.0)
     far = m.log(0.5 * m.erfcx(-xn / _SQRT2)) - 0.5 * xn * xn
     return m.where(x > -1, near, far)
@@ -1337,5 +1356,20 @@ SPECS += [
         properties=props("monotonic", "bounded_above", "smooth"),
         source="torch.special.log_ndtr, scipy.special.log_ndtr",
         torch_equivalent=torch.special.log_ndtr,
+    ),
+]
+
+SPECS += [
+    pointwise(
+        name="cosine",
+        family="periodic",
+        formula=r"\cos(x)",
+        summary="Cosine (Fourier-feature and periodic networks).",
+        forward=lambda m, x: m.cos(x),
+        derivative=lambda m, x: -m.sin(x),
+        aliases=("cos",),
+        properties=props("bounded_below", "bounded_above", "smooth", "periodic"),
+        source="standard (torch.cos)",
+        torch_equivalent=torch.cos,
     ),
 ]
