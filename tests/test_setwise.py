@@ -77,6 +77,7 @@ def test_gradcheck_float64(name, params):
     x = torch.randperm(24, generator=torch.Generator().manual_seed(1)).double().reshape(4, 6) * 0.37 - 4.1
     f = nonlin.functional.function(name)
     assert torch.autograd.gradcheck(lambda t: f(t, **params), (x.requires_grad_(),))
+    assert torch.autograd.gradgradcheck(lambda t: f(t, **params), (x,))
 
 
 @pytest.mark.parametrize(("name", "params"), CASES, ids=CASE_IDS)
