@@ -235,9 +235,9 @@ def test_alpha_entmax_agrees_with_the_entmax_package():
     ],
 )
 def test_gradgradcheck_float64(name):
-    s = torch.randn(3, 6, dtype=torch.float64, generator=torch.Generator().manual_seed(10)) * 2
-    mask = torch.rand(3, 6, generator=torch.Generator().manual_seed(11)) > 0.3
-    mask[:, 0] = True
+    # One short row (the check costs O(n^2) passes), one key masked.
+    s = torch.tensor([[1.3, -0.4, 2.2, 0.7, -1.1]], dtype=torch.float64)
+    mask = torch.tensor([[True, True, False, True, True]])
     f = nonlin.functional.function(name)
     extra = _extra(name, s.shape)
     assert torch.autograd.gradgradcheck(
