@@ -115,6 +115,18 @@ def test_non_finite_inputs_follow_the_reference(name):
     assert torch.equal(got[ok], want[ok]), (got, want)
 
 
+@pytest.mark.parametrize("name", SETWISE)
+def test_accuracy_goals_on_the_sampled_sets(name):
+    from nonlin.accuracy.check import check
+    from nonlin.accuracy.sets import SCALES, SETS_PER, SIZES
+
+    s = nonlin.spec(name)
+    r = check(name, dtypes=("bfloat16",))
+    assert r.goal_failures() == []
+    outputs = sum(SETS_PER * s.output_size(n, **s.defaults()) for n in SIZES) * len(SCALES)
+    assert r.outputs("bfloat16")["forward"].n == outputs
+
+
 def test_maxout_needs_a_multiple_of_num_pieces():
     with pytest.raises(ValueError, match=r"size of dim \(7\) must be a multiple of num_pieces=2"):
         nonlin.functional.maxout(torch.ones(3, 7))

@@ -50,8 +50,7 @@ def _one(job: tuple) -> tuple[str, Report | str]:
 def _handler(args: argparse.Namespace) -> int:
     if args.all and args.names:
         raise ValueError("give entry names or --all, not both")
-    # --all: every entry the checker measures (set-wise units are checked against their set reference in tests)
-    chosen = [n for n in names() if spec(n).kind.value != "setwise"] if args.all else [spec(n).name for n in args.names]
+    chosen = names() if args.all else [spec(n).name for n in args.names]
     if not chosen:
         raise ValueError("nonlin check: name at least one entry, or pass --all")
     if args.all and args.impl == "torch":
