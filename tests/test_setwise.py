@@ -74,9 +74,10 @@ def test_output_size_is_declared(name, params):
 @pytest.mark.parametrize(("name", "params"), CASES, ids=CASE_IDS)
 def test_gradcheck_float64(name, params):
     # Distinct values away from 0 and from each other: selections and kinks do not move under the differences.
-    x = torch.randperm(24, generator=torch.Generator().manual_seed(1)).double().reshape(4, 6) * 0.37 - 4.1
+    x = torch.randperm(12, generator=torch.Generator().manual_seed(1)).double().reshape(2, 6) * 0.37 - 2.1
     f = nonlin.functional.function(name)
     assert torch.autograd.gradcheck(lambda t: f(t, **params), (x.requires_grad_(),))
+    assert torch.autograd.gradgradcheck(lambda t: f(t, **params), (x,))
 
 
 @pytest.mark.parametrize(("name", "params"), CASES, ids=CASE_IDS)
@@ -112,6 +113,18 @@ def test_non_finite_inputs_follow_the_reference(name):
     assert torch.equal(torch.isnan(got), torch.isnan(want)), (got, want)
     ok = ~torch.isnan(want)
     assert torch.equal(got[ok], want[ok]), (got, want)
+
+
+@pytest.mark.parametrize("name", SETWISE)
+def test_accuracy_goals_on_the_sampled_sets(name):
+    from nonlin.accuracy.check import check
+    from nonlin.accuracy.sets import SCALES, SETS_PER, SIZES
+
+    s = nonlin.spec(name)
+    r = check(name, dtypes=("bfloat16",))
+    assert r.goal_failures() == []
+    outputs = sum(SETS_PER * s.output_size(n, **s.defaults()) for n in SIZES) * len(SCALES)
+    assert r.outputs("bfloat16")["forward"].n == outputs
 
 
 def test_maxout_needs_a_multiple_of_num_pieces():

@@ -17,9 +17,9 @@ Signatures by kind:
   last and returns [..., m] with m = ``output_size(n, **params)`` (TopK and SoLU keep n; Maxout gives
   n / num_pieces, CReLU 2n, logsumexp 1 or removes ``dim`` with keepdim=False). ``reference_row(row, **params)``
   is the mpmath reference of one set. Set-wise units have no elementwise body, so the fused pointwise
-  kernels, the elementwise ULP checker and the Gaussian signal-propagation theory (which all evaluate a
-  scalar function of one pre-activation) do not apply to them; their value and gradient are tested against
-  the set reference (tests/test_setwise.py), see docs/catalog.md.
+  kernels and the Gaussian signal-propagation theory (which evaluate a scalar function of one
+  pre-activation) do not apply to them; `nonlin check` measures them on sampled sets
+  (nonlin.accuracy.sets) and tests/test_setwise.py checks values and gradients, see docs/catalog.md.
 """
 
 from __future__ import annotations

@@ -182,10 +182,9 @@ def check(
 
         return check_rows(s, impl, dtypes, params=params, backward=backward)
     if s.kind is Kind.SETWISE:
-        raise ValueError(
-            f"{s.name} is set-wise: its outputs depend on a whole set along dim, so the elementwise checker does not "
-            "apply (tests/test_setwise.py compares it with its mpmath set reference)"
-        )
+        from nonlin.accuracy.sets import check_sets
+
+        return check_sets(s, impl, dtypes, params=params, backward=backward)
     if isinstance(dtypes, str | torch.dtype):
         dtypes = (dtypes,)
     fmts = [get_format(d) for d in dtypes]

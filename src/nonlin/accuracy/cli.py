@@ -102,11 +102,7 @@ def _ignore_sigint() -> None:
 def _validate(args: argparse.Namespace) -> tuple[list[str], tuple[str, ...]]:
     if args.all and args.names:
         raise ValueError("give entry names or --all, not both")
-    # --all: every entry the checker measures (set-wise units are checked against their set reference in tests)
-    if args.all:
-        chosen = [n for n in names() if spec(n).kind.value != "setwise"]
-    else:
-        chosen = list(dict.fromkeys(spec(n).name for n in args.names))
+    chosen = names() if args.all else list(dict.fromkeys(spec(n).name for n in args.names))
     if not chosen:
         raise ValueError("nonlin check: name at least one entry, or pass --all")
     if args.all and args.impl == "torch":

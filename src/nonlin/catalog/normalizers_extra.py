@@ -90,12 +90,13 @@ class _EntmaxBisectFn(torch.autograd.Function):
             lo, hi = torch.where(above, mid, lo), torch.where(above, hi, mid)
         p = torch.clamp_min(x - (lo + hi) / 2, 0.0).pow(inv)
         p = p / p.sum(-1, keepdim=True)
-        ctx.save_for_backward(p, zs, alpha)
+        ctx.save_for_backward(p, z, alpha)  # z, not zs: double backward then sees every dependence
         return p
 
     @staticmethod
     def backward(ctx, go):
-        p, zs, alpha = ctx.saved_tensors
+        p, z, alpha = ctx.saved_tensors
+        zs = z - z.amax(-1, keepdim=True).detach()  # the shift cancels in the formulas below
         on = p > 0
         g = torch.where(on, p, 1.0).pow(2 - alpha) * on  # dp_i/dz_i on the support
         gsum = g.sum(-1, keepdim=True)
