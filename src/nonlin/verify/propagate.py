@@ -67,6 +67,9 @@ def _ibp(op: Op, ins: list[Bound]) -> Bound:
     if op.kind == "reshape":
         b = ins[0]
         return Bound(b.lo.reshape(-1, *op.shape), b.hi.reshape(-1, *op.shape))
+    if op.kind == "slice":
+        idx = op.conv["index"]
+        return Bound(ins[0].lo[idx], ins[0].hi[idx])
     if op.kind == "add":
         lo = hi = None
         mag = 0.0
@@ -188,6 +191,11 @@ class Propagator:
         if op.kind == "reshape":
             src = self.ops[op.inputs[0]]
             return [(op.inputs[0], A.reshape(B, S, *src.shape), zero, zero)]
+        if op.kind == "slice":
+            src = self.ops[op.inputs[0]]
+            Ai = torch.zeros(B, S, *src.shape, dtype=F64)
+            Ai[(slice(None), *op.conv["index"])] = A
+            return [(op.inputs[0], Ai, zero, zero)]
         if op.kind == "add":
             out = [(src, A * sgn, zero, zero) for src, sgn in zip(op.inputs, op.signs, strict=True)]
             if op.const is not None:
@@ -250,6 +258,7 @@ class Propagator:
         """Lower bounds of C @ output over the box: C [B, S, *out_shape] -> [B, S]."""
         out = len(self.ops) - 1
         bounds, relax = self.prepare(xl, xu, method)
+        self.output_ibp = bounds[out]  # IBP of the output (callers may intersect with it)
         if method == "ibp":
             b = bounds[out]
             Cp, Cn = C.clamp(min=0), C.clamp(max=0)
@@ -368,6 +377,7 @@ def bounds(
     C = torch.cat([eye, -eye])[None].expand(B, -1, *out_shape)
     lb = p.spec_bounds(xl, xu, C, method, steps=steps)
     lo, hi = lb[:, :n].reshape(B, *out_shape), (-lb[:, n:]).reshape(B, *out_shape)
+    lo, hi = torch.maximum(lo, p.output_ibp.lo), torch.minimum(hi, p.output_ibp.hi)
     return outward(lo, hi, F64 if x.dtype == F64 else torch.float32)
 
 

@@ -304,6 +304,7 @@ def relax(
     name: str,
     lower,
     upper,
+    /,
     *,
     lower_slope: torch.Tensor | None = None,
     upper_slope: torch.Tensor | None = None,
@@ -371,7 +372,7 @@ def _round_gated(low, up, gl, gu, vl, vu):
     return out[0], out[1]
 
 
-def interval(name: str, lower, upper, *, dim: int = -1, **params) -> tuple[torch.Tensor, torch.Tensor]:
+def interval(name: str, lower, upper, /, *, dim: int = -1, **params) -> tuple[torch.Tensor, torch.Tensor]:
     """The exact range [min f, max f] of entry `name` over each interval, rounded outward (sound IBP).
 
     Pointwise: same shape as the ends. Gated: packed ends [..., 2d] (or (gate, value) pairs) -> [..., d].
