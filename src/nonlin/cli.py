@@ -22,7 +22,13 @@ from nonlin.registry import names, spec
 from nonlin.report import DEFAULT_COMPARE, build
 from nonlin.spec import Kind
 
-SUBCOMMAND_MODULES: list[str] = ["nonlin.probe.cli", "nonlin.arena.cli", "nonlin.accuracy.cli", "nonlin.theory.cli"]
+SUBCOMMAND_MODULES: list[str] = [
+    "nonlin.probe.cli",
+    "nonlin.arena.cli",
+    "nonlin.accuracy.cli",
+    "nonlin.theory.cli",
+    "nonlin.verify.cli",
+]
 # Modules that add options to `nonlin compare` (e.g. --db for arena results): ``add_compare_options(parser)``.
 COMPARE_OPTION_MODULES: list[str] = ["nonlin.arena.cli", "nonlin.accuracy.compare"]
 console = Console()
