@@ -405,8 +405,8 @@ def outward(lo: torch.Tensor, hi: torch.Tensor, dtype: torch.dtype) -> tuple[tor
     return lo_r, hi_r
 
 
-def unrelaxable() -> dict[str, str]:
-    """Catalog entries (at their default parameters) that `relax` refuses, each with the reason."""
+@lru_cache(maxsize=1)
+def _unrelaxable() -> tuple[tuple[str, str], ...]:
     from nonlin.registry import names
 
     out = {}
@@ -422,4 +422,9 @@ def unrelaxable() -> dict[str, str]:
                 _normalizer_form(name, 8, tuple(sorted(p.items())))
         except (NotImplementedError, ValueError) as err:
             out[name] = str(err)
-    return out
+    return tuple(out.items())
+
+
+def unrelaxable() -> dict[str, str]:
+    """Catalog entries (at their default parameters) that `relax` refuses, each with the reason."""
+    return dict(_unrelaxable())
