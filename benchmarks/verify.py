@@ -19,6 +19,7 @@ Widths and gaps: smaller is tighter. `verified`: inputs whose margin lower bound
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import statistics
 import subprocess
@@ -53,7 +54,7 @@ def digits():
 
 def build(act: str) -> nn.Sequential:
     layers = []
-    for i, (a, b) in enumerate(zip(SIZES[:-1], SIZES[1:], strict=True)):
+    for i, (a, b) in enumerate(itertools.pairwise(SIZES)):
         layers.append(nn.Linear(a, b))
         if i < len(SIZES) - 2:
             layers.append(ACTS[act]())
