@@ -4,7 +4,7 @@ tightness of single-activation relaxations, in one run.
     python benchmarks/verify.py [--lirpa-python PATH] [--eps 0.01] [--n 20] [--threads 1] [--acts ...]
 
 - Models: digits (sklearn, bundled) MLPs 64-64-64-10 for each activation, trained here for a few seconds
-  (Adam, full batch, seed 0), float64; inputs scaled to [0, 1]; the first `--n` test images, L-inf `--eps`.
+  (Adam, full batch, seed 0, float64), verified in float32 (auto_LiRPA 0.7.1 fails on float64 models); inputs scaled to [0, 1]; the first `--n` test images, L-inf `--eps`.
 - nonlin: verify.bounds / verify.margin_bounds with ibp, crown, alpha-crown (20 steps); median of three runs.
 - auto_LiRPA (not a dependency) with `--lirpa-python PATH`: the Python of an environment that has it, e.g.
   `python -m venv --system-site-packages lirpa && lirpa/bin/pip install --no-deps appdirs graphviz
@@ -136,9 +136,10 @@ def main() -> int:
     Xtr, ytr, Xte, yte = digits()
     x, y = Xte[: args.n], yte[: args.n]
     models = {}
+    x = x.float()  # verified in float32, auto_LiRPA's dtype (nonlin computes in float64 and rounds outward)
     for a in args.acts:
-        models[a] = train(a, Xtr, ytr)
-        acc = float((models[a](Xte).argmax(1) == yte).double().mean())
+        models[a] = train(a, Xtr, ytr).float()
+        acc = float((models[a](Xte.float()).argmax(1) == yte).double().mean())
         console.print(f"trained {a}: test accuracy {acc:.3f}")
     ours = {a: {meth: nonlin_row(models[a], x, y, args.eps, meth) for meth in METHODS} for a in args.acts}
     theirs = (

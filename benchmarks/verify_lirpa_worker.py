@@ -45,7 +45,7 @@ def timed(fn):
 
 
 def run_model(spec, x, y, eps):
-    net = build(spec["act"], spec["sizes"]).double()
+    net = build(spec["act"], spec["sizes"])  # float32: auto_LiRPA's own dtype (float64 fails in 0.7.1)
     net.load_state_dict(spec["state"])
     net.eval()
     res = {}
@@ -54,7 +54,7 @@ def run_model(spec, x, y, eps):
     except Exception as err:  # report what auto_LiRPA says
         return {m: {"error": f"{type(err).__name__}: {err}"[:160]} for m in METHODS}
     K = spec["sizes"][-1]
-    eye = torch.eye(K, dtype=torch.float64)
+    eye = torch.eye(K)
     C = eye[y][:, None, :] - eye[None]  # [B, K, K]
     keep = torch.ones(len(y), K, dtype=torch.bool)
     keep[torch.arange(len(y)), y] = False
@@ -79,17 +79,18 @@ def run_model(spec, x, y, eps):
 
 def relaxation_gaps(act: str, lo: torch.Tensor, hi: torch.Tensor):
     """Mean gap over each [lo, hi] of auto_LiRPA's CROWN relaxation of the activation alone."""
-    net = nn.Sequential(ACTS[act]()).double()
+    net = nn.Sequential(ACTS[act]())
+    lo, hi = lo.float(), hi.float()
     try:
-        bm = BoundedModule(net, torch.zeros(1, len(lo), dtype=torch.float64), device="cpu", verbose=0)
+        bm = BoundedModule(net, torch.zeros(1, len(lo)), device="cpu", verbose=0)
         bx = BoundedTensor(lo[None].clone(), PerturbationLpNorm(norm=float("inf"), x_L=lo[None], x_U=hi[None]))
         need = {bm.output_name[0]: [bm.input_name[0]]}
         _, _, A = bm.compute_bounds(x=(bx,), method="CROWN", return_A=True, needed_A_dict=need)
         a = A[bm.output_name[0]][bm.input_name[0]]
         la, ua = a["lA"][0].diagonal(), a["uA"][0].diagonal()
         lb, ub = a["lbias"][0], a["ubias"][0]
-        mid = (lo + hi) / 2
-        return {"gap": ((ua - la) * mid + (ub - lb)).tolist()}
+        mid = (lo.double() + hi.double()) / 2
+        return {"gap": ((ua - la).double() * mid + (ub - lb).double()).tolist()}
     except Exception as err:
         return {"error": f"{type(err).__name__}: {err}"[:160]}
 

@@ -95,7 +95,8 @@ def _ibp(op: Op, ins: list[Bound]) -> Bound:
 
 
 def _sum_tail(t: torch.Tensor) -> torch.Tensor:
-    return t.flatten(2).sum(-1)
+    """[B, S, ...] -> [B, S]."""
+    return t if t.dim() == 2 else t.flatten(2).sum(-1)
 
 
 class Propagator:
@@ -169,8 +170,10 @@ class Propagator:
         zero = torch.zeros(B, S, dtype=F64)
         if op.kind == "linear":
             Ai = A @ op.weight
-            c = zero if op.bias is None else _sum_tail(A * op.bias)
-            m = zero if op.bias is None else _sum_tail(A.abs() * op.bias.abs())
+            if op.bias is None:
+                return [(op.inputs[0], Ai, zero, zero)]
+            c = _sum_tail(A @ op.bias)
+            m = _sum_tail(A.abs() @ op.bias.abs())
             return [(op.inputs[0], Ai, c, m)]
         if op.kind == "conv":
             src = self.ops[op.inputs[0]]
@@ -204,10 +207,17 @@ class Propagator:
             return out
         Ap, An = A.clamp(min=0), A.clamp(max=0)
         if op.kind == "pointwise":
-            al, bl, au, bu = (t if t.dim() == A.dim() else t[:, None] for t in rel)
-            Ai = Ap * al + An * au
-            c = _sum_tail(Ap * bl + An * bu)
-            m = _sum_tail(Ap * bl.abs() - An * bu.abs())
+            al, bl, au, bu = rel
+            if al.dim() == A.dim():  # per specification row (alpha-CROWN)
+                Ai = Ap * al + An * au
+                c = _sum_tail(Ap * bl + An * bu)
+                m = _sum_tail(Ap * bl.abs() - An * bu.abs())
+                return [(op.inputs[0], Ai, c, m)]
+            Ai = Ap * al[:, None] + An * au[:, None]
+            Pf, Nf = Ap.flatten(2), An.flatten(2)  # [B, S, n]: the sums as batched matrix-vector products
+            blf, buf = bl.flatten(1)[..., None], bu.flatten(1)[..., None]
+            c = (Pf @ blf + Nf @ buf)[..., 0]
+            m = (Pf @ blf.abs() - Nf @ buf.abs())[..., 0]
             return [(op.inputs[0], Ai, c, m)]
         if op.kind == "gated":
             sgl, svl, bl, sgu, svu, bu = (t[:, None] for t in rel)
