@@ -27,7 +27,13 @@ from nonlin import calling
 from nonlin.registry import convention, names, spec
 from nonlin.spec import Kind
 
-SUBCOMMAND_MODULES: list[str] = ["nonlin.probe.cli", "nonlin.arena.cli", "nonlin.accuracy.cli", "nonlin.theory.cli"]
+SUBCOMMAND_MODULES: list[str] = [
+    "nonlin.probe.cli",
+    "nonlin.arena.cli",
+    "nonlin.accuracy.cli",
+    "nonlin.theory.cli",
+    "nonlin.verify.cli",
+]
 # Modules that add options to `nonlin compare` (e.g. --db for arena results): ``add_compare_options(parser)``.
 COMPARE_OPTION_MODULES: list[str] = ["nonlin.arena.cli", "nonlin.accuracy.compare"]
 console = Console()

@@ -47,7 +47,7 @@ class Section:
     images: list[Path] = field(default_factory=list)
 
 
-SECTION_MODULES: list[str] = ["nonlin.arena.cli", "nonlin.accuracy.compare", "nonlin.theory.cli"]
+SECTION_MODULES: list[str] = ["nonlin.arena.cli", "nonlin.accuracy.compare", "nonlin.theory.cli", "nonlin.verify.cli"]
 
 
 def catalog_section(names: Sequence[str], options: dict[str, Any]) -> Section:

@@ -51,7 +51,7 @@ STRUCTURAL_METHODS = {"view", "reshape", "flatten", "contiguous", "squeeze", "un
 
 @dataclass
 class Op:
-    """One node: `kind` in input, linear, conv, scale, reshape, add, pointwise, gated."""
+    """One node: `kind` in input, linear, conv, scale, reshape, slice, add, pointwise, gated."""
 
     kind: str
     inputs: list[int]
@@ -68,8 +68,12 @@ class Op:
 
 
 class _Tracer(fx.Tracer):
+    """Keeps nonlin's modules and functionals (the catalog entries, not its helpers) as single nodes."""
+
     def __init__(self):
         super().__init__(autowrap_modules=(math, NF))
+        helpers = {id(v) for k, v in vars(NF).items() if callable(v) and k not in NF._FUNCTIONS}
+        self._autowrap_function_ids -= helpers - {id(v) for v in vars(math).values()}
 
     def is_leaf_module(self, m: nn.Module, qualname: str) -> bool:
         return isinstance(m, Nonlinearity) or super().is_leaf_module(m, qualname)
@@ -142,7 +146,7 @@ def trace(model: nn.Module, example: torch.Tensor) -> list[Op]:
         ops.append(op)
 
     def tensor_args(node):
-        return [a for a in node.args if isinstance(a, fx.Node) and a not in consts]
+        return [a for a in node.args if isinstance(a, fx.Node) and a in index]
 
     output = None
     for node in graph.nodes:
@@ -157,6 +161,8 @@ def trace(model: nn.Module, example: torch.Tensor) -> list[Op]:
             if not isinstance(out, fx.Node):
                 raise TypeError("verify: the model must return one tensor")
             output = index[out]
+        elif "tensor_meta" not in node.meta:  # shape arithmetic (x.shape[0]) feeding a view: not a tensor
+            continue
         elif node.op == "call_module":
             add(node, _module_op(modules[node.target], node, index, shape_of(node)))
         elif node.op == "call_function":
@@ -195,7 +201,9 @@ def _module_op(m: nn.Module, node, index, shape) -> Op:
     if isinstance(m, Nonlinearity):
         s = m.spec
         params = _torch_params(s.name, m._params(len(shape) + 1))
-        return _activation(s.name, params, [index[a] for a in node.args if isinstance(a, fx.Node)], shape)
+        return _activation(
+            s.name, params, [index[a] for a in node.args if isinstance(a, fx.Node) and a in index], shape
+        )
     try:
         name = _catalog_name(type(m).__name__, vars(m))
     except ValueError:
@@ -232,6 +240,12 @@ def _function_op(node, index, consts, shape, targs) -> Op:
         return _add_op(node, index, consts, shape, fn in (operator.sub, torch.sub))
     if fn in (operator.mul, torch.mul, operator.truediv, torch.div):
         return _scale_op(node, index, shape, targs, fn in (operator.truediv, torch.div))
+    if fn is operator.getitem and len(targs) == 1 and isinstance(node.args[1], tuple | slice):
+        idx = node.args[1] if isinstance(node.args[1], tuple) else (node.args[1],)
+        ok = idx and idx[0] == slice(None) and all(isinstance(i, slice | int) for i in idx) and Ellipsis not in idx
+        if not ok:
+            raise TypeError(f"verify: {node.format_node()}: only slices of non-batch dims (x[:, a:b]) are supported")
+        return Op("slice", [index[targs[0]]], shape, conv={"index": idx})
     if fn in (torch.flatten, torch.reshape):
         return Op("reshape", [index[targs[0]]], shape)
     fname = getattr(fn, "__name__", str(fn))

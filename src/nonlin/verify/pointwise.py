@@ -8,7 +8,8 @@ Default slopes (CROWN's relaxation):
 - across regions (kinks, inflections): the slope a maximizing a*mid + b(a), with b(a) the exact intercept
   of extremum.py. That value is the convex envelope of f at the midpoint, so the line is the one of least
   mean gap among all sound linear lower bounds; a*mid + b(a) is concave in a, searched on the slopes f'
-  takes at 7 points and the secant, then refined by ternary search.
+  takes at 7 points and the secant, then refined in a bracket that
+  shrinks threefold per round.
 Any other slope is sound too: `relax_with_slopes` gives the exact intercepts of given slopes (alpha-CROWN).
 """
 
@@ -23,7 +24,7 @@ from nonlin.verify.extremum import intercept, lower_intercept, margin
 
 F64 = torch.float64
 _SAMPLES = torch.linspace(0.0, 1.0, 7, dtype=F64)[:, None]
-TERNARY_STEPS = 4
+SEARCH_POINTS, SEARCH_ROUNDS = 5, 6  # the bracket of the best slope shrinks 3x per round
 
 
 def _region(curve: Curve, xl: torch.Tensor, xu: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -96,20 +97,19 @@ def _envelope_line(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, sign: torch
     a_best = cands.gather(0, best[None])[0]
     b_best = b.gather(0, best[None])[0]
     phi_best = phi.gather(0, best[None])[0]
-    for _ in range(TERNARY_STEPS):
-        m1 = a_lo + (a_hi - a_lo) / 3
-        m2 = a_hi - (a_hi - a_lo) / 3
-        pair = torch.stack([m1, m2])
-        bp = lower_intercept(curve, xl[None], xu[None], pair, sign[None])[0]
-        ph = pair * mid + bp
-        left_better = ph[0] >= ph[1]
-        a_hi = torch.where(left_better, m2, a_hi)
-        a_lo = torch.where(left_better, a_lo, m1)
-        for j in range(2):
-            take = ph[j] > phi_best
-            a_best = torch.where(take, pair[j], a_best)
-            b_best = torch.where(take, bp[j], b_best)
-            phi_best = torch.where(take, ph[j], phi_best)
+    for _ in range(SEARCH_ROUNDS):
+        # k interior slopes at once; concavity keeps the optimum within the neighbours of the best one
+        frac = torch.arange(SEARCH_POINTS + 2, dtype=F64)[:, None] / (SEARCH_POINTS + 1)
+        grid = a_lo[None] + (a_hi - a_lo)[None] * frac  # [k + 2, n]
+        inner = grid[1:-1]
+        bp = lower_intercept(curve, xl[None], xu[None], inner, sign[None])[0]
+        ph = inner * mid + bp
+        j = ph.argmax(0)
+        take = ph.gather(0, j[None])[0] > phi_best
+        a_best = torch.where(take, inner.gather(0, j[None])[0], a_best)
+        b_best = torch.where(take, bp.gather(0, j[None])[0], b_best)
+        phi_best = torch.where(take, ph.gather(0, j[None])[0], phi_best)
+        a_lo, a_hi = grid.gather(0, j[None])[0], grid.gather(0, (j + 2)[None])[0]
     return a_best, b_best
 
 

@@ -67,6 +67,9 @@ def _ibp(op: Op, ins: list[Bound]) -> Bound:
     if op.kind == "reshape":
         b = ins[0]
         return Bound(b.lo.reshape(-1, *op.shape), b.hi.reshape(-1, *op.shape))
+    if op.kind == "slice":
+        idx = op.conv["index"]
+        return Bound(ins[0].lo[idx], ins[0].hi[idx])
     if op.kind == "add":
         lo = hi = None
         mag = 0.0
@@ -92,7 +95,8 @@ def _ibp(op: Op, ins: list[Bound]) -> Bound:
 
 
 def _sum_tail(t: torch.Tensor) -> torch.Tensor:
-    return t.flatten(2).sum(-1)
+    """[B, S, ...] -> [B, S]."""
+    return t if t.dim() == 2 else t.flatten(2).sum(-1)
 
 
 class Propagator:
@@ -166,8 +170,10 @@ class Propagator:
         zero = torch.zeros(B, S, dtype=F64)
         if op.kind == "linear":
             Ai = A @ op.weight
-            c = zero if op.bias is None else _sum_tail(A * op.bias)
-            m = zero if op.bias is None else _sum_tail(A.abs() * op.bias.abs())
+            if op.bias is None:
+                return [(op.inputs[0], Ai, zero, zero)]
+            c = _sum_tail(A @ op.bias)
+            m = _sum_tail(A.abs() @ op.bias.abs())
             return [(op.inputs[0], Ai, c, m)]
         if op.kind == "conv":
             src = self.ops[op.inputs[0]]
@@ -188,6 +194,11 @@ class Propagator:
         if op.kind == "reshape":
             src = self.ops[op.inputs[0]]
             return [(op.inputs[0], A.reshape(B, S, *src.shape), zero, zero)]
+        if op.kind == "slice":
+            src = self.ops[op.inputs[0]]
+            Ai = torch.zeros(B, S, *src.shape, dtype=F64)
+            Ai[(slice(None), *op.conv["index"])] = A
+            return [(op.inputs[0], Ai, zero, zero)]
         if op.kind == "add":
             out = [(src, A * sgn, zero, zero) for src, sgn in zip(op.inputs, op.signs, strict=True)]
             if op.const is not None:
@@ -196,10 +207,17 @@ class Propagator:
             return out
         Ap, An = A.clamp(min=0), A.clamp(max=0)
         if op.kind == "pointwise":
-            al, bl, au, bu = (t if t.dim() == A.dim() else t[:, None] for t in rel)
-            Ai = Ap * al + An * au
-            c = _sum_tail(Ap * bl + An * bu)
-            m = _sum_tail(Ap * bl.abs() - An * bu.abs())
+            al, bl, au, bu = rel
+            if al.dim() == A.dim():  # per specification row (alpha-CROWN)
+                Ai = Ap * al + An * au
+                c = _sum_tail(Ap * bl + An * bu)
+                m = _sum_tail(Ap * bl.abs() - An * bu.abs())
+                return [(op.inputs[0], Ai, c, m)]
+            Ai = Ap * al[:, None] + An * au[:, None]
+            Pf, Nf = Ap.flatten(2), An.flatten(2)  # [B, S, n]: the sums as batched matrix-vector products
+            blf, buf = bl.flatten(1)[..., None], bu.flatten(1)[..., None]
+            c = (Pf @ blf + Nf @ buf)[..., 0]
+            m = (Pf @ blf.abs() - Nf @ buf.abs())[..., 0]
             return [(op.inputs[0], Ai, c, m)]
         if op.kind == "gated":
             sgl, svl, bl, sgu, svu, bu = (t[:, None] for t in rel)
@@ -250,6 +268,7 @@ class Propagator:
         """Lower bounds of C @ output over the box: C [B, S, *out_shape] -> [B, S]."""
         out = len(self.ops) - 1
         bounds, relax = self.prepare(xl, xu, method)
+        self.output_ibp = bounds[out]  # IBP of the output (callers may intersect with it)
         if method == "ibp":
             b = bounds[out]
             Cp, Cn = C.clamp(min=0), C.clamp(max=0)
@@ -368,6 +387,7 @@ def bounds(
     C = torch.cat([eye, -eye])[None].expand(B, -1, *out_shape)
     lb = p.spec_bounds(xl, xu, C, method, steps=steps)
     lo, hi = lb[:, :n].reshape(B, *out_shape), (-lb[:, n:]).reshape(B, *out_shape)
+    lo, hi = torch.maximum(lo, p.output_ibp.lo), torch.minimum(hi, p.output_ibp.hi)
     return outward(lo, hi, F64 if x.dtype == F64 else torch.float32)
 
 

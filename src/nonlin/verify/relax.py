@@ -304,6 +304,7 @@ def relax(
     name: str,
     lower,
     upper,
+    /,
     *,
     lower_slope: torch.Tensor | None = None,
     upper_slope: torch.Tensor | None = None,
@@ -371,7 +372,7 @@ def _round_gated(low, up, gl, gu, vl, vu):
     return out[0], out[1]
 
 
-def interval(name: str, lower, upper, *, dim: int = -1, **params) -> tuple[torch.Tensor, torch.Tensor]:
+def interval(name: str, lower, upper, /, *, dim: int = -1, **params) -> tuple[torch.Tensor, torch.Tensor]:
     """The exact range [min f, max f] of entry `name` over each interval, rounded outward (sound IBP).
 
     Pointwise: same shape as the ends. Gated: packed ends [..., 2d] (or (gate, value) pairs) -> [..., d].
@@ -404,8 +405,8 @@ def outward(lo: torch.Tensor, hi: torch.Tensor, dtype: torch.dtype) -> tuple[tor
     return lo_r, hi_r
 
 
-def unrelaxable() -> dict[str, str]:
-    """Catalog entries (at their default parameters) that `relax` refuses, each with the reason."""
+@lru_cache(maxsize=1)
+def _unrelaxable() -> tuple[tuple[str, str], ...]:
     from nonlin.registry import names
 
     out = {}
@@ -421,4 +422,9 @@ def unrelaxable() -> dict[str, str]:
                 _normalizer_form(name, 8, tuple(sorted(p.items())))
         except (NotImplementedError, ValueError) as err:
             out[name] = str(err)
-    return out
+    return tuple(out.items())
+
+
+def unrelaxable() -> dict[str, str]:
+    """Catalog entries (at their default parameters) that `relax` refuses, each with the reason."""
+    return dict(_unrelaxable())
