@@ -2,7 +2,8 @@
 
 A hook is called once per run, after training, on the primary problem's model (in eval mode) and the
 Problem itself (``problem.held_out`` is the test split ``(x, y)`` where the task has one); it returns a
-number, a ``{suffix: number}`` dict, or None when it does not apply. Its values are stored in the run's
+number, a ``{suffix: number}`` dict, or None when it does not apply; it raises NotImplementedError(reason)
+when it applies to the task but cannot measure this model (the run records "skipped: reason"). Its values are stored in the run's
 ``metrics`` column and shown as columns of the leaderboard (mean and 95% interval over seeds), next to the
 task's metric; they do not change the ranking.
 
@@ -11,8 +12,8 @@ task's metric; they do not change the ranking.
 
     Sweep(acts, tasks, metrics=[RunMetric("weight_norm", weight_norm, goal="min")])
 
-``DEFAULT_METRICS`` are measured in every sweep that does not pass ``metrics=`` (the place to wire a
-bundled per-run metric such as certified accuracy).
+``DEFAULT_METRICS`` are measured in every sweep that does not pass ``metrics=``: certified accuracy
+(`nonlin.arena.certified`, CROWN at small L-inf radii) on classification tasks. ``metrics=()`` measures none.
 """
 
 from __future__ import annotations
@@ -24,17 +25,20 @@ from typing import Any
 
 from torch import nn
 
+from nonlin.arena import certified
+
 
 @dataclass(frozen=True)
 class RunMetric:
     """A per-run metric hook. ``tasks``: the task names it applies to (None: every task); ``needs_held_out``:
-    skip tasks whose Problem has no ``held_out`` data."""
+    skip tasks whose Problem has no ``held_out`` data; ``description``: what the number is, for the report."""
 
     name: str
     fn: Callable[[nn.Module, Any], float | dict[str, float] | None]
     goal: str = "max"
     tasks: tuple[str, ...] | None = None
     needs_held_out: bool = True
+    description: str = ""
 
     def __post_init__(self) -> None:
         if not self.name or not callable(self.fn):
@@ -65,7 +69,8 @@ class RunMetric:
         return out
 
 
-DEFAULT_METRICS: tuple[RunMetric, ...] = ()
+CERTIFIED_ACCURACY = RunMetric("certified_accuracy", certified.certified_accuracy, description=certified.DESCRIPTION)
+DEFAULT_METRICS: tuple[RunMetric, ...] = (CERTIFIED_ACCURACY,)
 
 
 def as_metrics(metrics: Any) -> tuple[RunMetric, ...]:
@@ -83,4 +88,4 @@ def as_metrics(metrics: Any) -> tuple[RunMetric, ...]:
     return out
 
 
-__all__ = ["DEFAULT_METRICS", "RunMetric", "as_metrics"]
+__all__ = ["CERTIFIED_ACCURACY", "DEFAULT_METRICS", "RunMetric", "as_metrics"]

@@ -386,12 +386,33 @@ def build_report(location: str | Path, out: str | Path | None = None) -> dict[st
     for task_name, info in sorted({r["task"]: tuple(sorted(r["info"].items())) for r in runs if r["info"]}.items()):
         facts[f"{task_name} data"] = ", ".join(f"{k} {v}" for k, v in info)
     hooks = sorted({k for r in runs for k in r["metrics"]})
+    facts.update(_hook_facts(runs, hooks))
     failures = [r for r in runs if r["status"] != "ok"]
     summary = not_learned_by_act(boards)
     args = (boards, images, facts, theory_cols, theory, descriptions, failures, acts, summary, hooks)
     (out / "report.html").write_text(_html(*args))
     (out / "report.md").write_text(_markdown(*args))
     return {"html": out / "report.html", "markdown": out / "report.md", **{f"png:{k}": v for k, v in images.items()}}
+
+
+def _hook_facts(runs: list[dict], hooks: Sequence[str]) -> dict[str, str]:
+    """What the bundled metric-hook columns mean, and which runs a hook skipped or failed on (and why)."""
+    from nonlin.arena.metrics import DEFAULT_METRICS
+
+    out = {}
+    for m in DEFAULT_METRICS:
+        if m.description and any(h == m.name or h.startswith(m.name + ".") for h in hooks):
+            out[f"{m.name} columns"] = m.description
+    notes: dict[str, list[str]] = {}
+    for r in runs:
+        for line in (r["error"] or "").splitlines() if r["status"] == "ok" else ():
+            if line.startswith("metric "):
+                notes.setdefault(line.removeprefix("metric "), []).append(f"{r['board']} × {r['act']}")
+    if notes:
+        out["metric hooks not measured"] = "; ".join(
+            f"{why} ({len(where)} runs: {', '.join(sorted(set(where)))})" for why, where in sorted(notes.items())
+        )
+    return out
 
 
 def _descriptions(runs: list[dict]) -> dict[str, str]:
@@ -465,6 +486,7 @@ MATRIX_TAIL = ("did not learn (chosen lr)", "did not learn (every lr)")
 
 
 def _board_rows(entries: list[Entry], hooks: Sequence[str]) -> tuple[list[str], list[list[str]], list[str]]:
+    hooks = [h for h in hooks if any(e.metrics.get(h) for e in entries)]  # a hook with no value here: no column
     header = [*COLUMNS, *hooks]
     rows = [_row(e, hooks) for e in entries]
     classes = ["first" if e.rank == "1" else "" if e.learned else "nolearn" for e in entries]

@@ -340,13 +340,17 @@ def execute(spec: RunSpec) -> RunResult:
 
 
 def _measure_hooks(spec: RunSpec, problem: Problem, res: RunResult) -> None:
-    """The per-run metric hooks; one that raises leaves its value empty and says why in `error` (the run
-    itself trained fine, so it stays ok)."""
+    """The per-run metric hooks; one that raises says why in `error` ("metric X skipped: ..." for
+    NotImplementedError, no value; "metric X failed: ...", value NULL, otherwise); the run itself trained fine,
+    so it stays ok."""
     for hook in spec.metrics:
         if not hook.applies(spec.task.name, problem):
             continue
         try:
             res.metrics.update(hook.measure(problem.model, problem))
+        except NotImplementedError as err:  # the hook cannot measure this model: no value, not a failure
+            note = f"metric {hook.name} skipped: {err}"
+            res.error = f"{res.error}\n{note}" if res.error else note
         except Exception as err:
             res.metrics[hook.name] = None
             note = f"metric {hook.name} failed: {type(err).__name__}: {err}"
