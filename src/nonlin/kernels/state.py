@@ -85,9 +85,9 @@ def pinned(backend: str, fp32_compute: str) -> Iterator[None]:
 class use:
     """Choose the path: ``nonlin.use("eager" | "fused" | "auto")``, for good or as a context manager.
 
-    mode: "auto" picks the fused path where it helps (CUDA with Triton; CPU for the entries and sizes
-    where benchmarks/kernels.py measured a gain), "fused" forces it where the entry can be fused,
-    "eager" never uses it. backend (CPU): "auto"/"inductor" (torch.compile), "python" (the generated
+    mode: "auto" follows the route table (`nonlin.route`: torch's own op where it meets the accuracy goals,
+    the fused path on CUDA with Triton and for large CPU tensors, the eager path elsewhere), "fused" forces
+    the fused path where the entry can be fused, "eager" runs the eager path everywhere. backend (CPU): "auto"/"inductor" (torch.compile), "python" (the generated
     functions uncompiled), "triton" (the Triton kernels under TRITON_INTERPRET=1, for testing).
     fp32_compute: the internal precision for float32 inputs on the fused path: "auto" (default: float32
     math on CPU for the entries measured to stay within issue 3's float32 goals with it, see
