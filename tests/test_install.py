@@ -76,6 +76,13 @@ def _env_with(tmp: Path, names: list[str]) -> Path:
     return py
 
 
+def _version(name: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(p) for p in md.version(name).split(".")[:2] if p.isdigit())
+    except md.PackageNotFoundError:
+        return ()
+
+
 def _run(py: Path, *args: str, env: dict | None = None, cwd: Path = ROOT) -> str:
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "NONLIN", "TRITON"))}
     r = subprocess.run([str(py), *args], cwd=cwd, env=clean | (env or {}), capture_output=True, text=True, timeout=600)
@@ -105,8 +112,9 @@ def test_wheel_installs_beside_an_existing_torch(tmp_path):
     shutil.copytree(ROOT / "src", tree / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, tree / name)
-    # the installed setuptools builds it offline; without one, pip's isolated build fetches it
-    isolation = ["--no-build-isolation"] if importlib.util.find_spec("setuptools") else []
+    # an installed setuptools that meets pyproject's build requirement builds it offline; otherwise pip's
+    # isolated build fetches one (a venv's bundled setuptools 65 rejects `license = "MIT"`)
+    isolation = ["--no-build-isolation"] if _version("setuptools") >= (77,) else []
     _run(Path(sys.executable), "-m", "pip", "wheel", "--no-deps", *isolation, "-q", "-w", str(wheels), str(tree))
     (wheel,) = wheels.glob("nonlin-*.whl")
     py = _env_with(tmp_path, ["torch", "numpy", "mpmath", "pip"])
