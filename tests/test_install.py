@@ -13,7 +13,6 @@ import importlib.metadata as md
 import importlib.util
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -22,24 +21,38 @@ from pathlib import Path
 
 import pytest
 
+try:
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+except ImportError:  # pip vendors it
+    from pip._vendor.packaging.requirements import Requirement
+    from pip._vendor.packaging.utils import canonicalize_name
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _closure(names: list[str]) -> set[str]:
-    """The named distributions and, recursively, their unconditional requirements that are installed."""
-    seen: set[str] = set()
-    todo = list(names)
+    """The named distributions and, recursively, the installed distributions they require (markers
+    evaluated here, extras followed: torch's CUDA builds get their libraries through cuda-toolkit[...])."""
+    seen: set[tuple[str, str]] = set()
+    found: set[str] = set()
+    todo = [(n, "") for n in names]
     while todo:
-        name = re.split(r"[\s<>=!~;\[(]", todo.pop(), maxsplit=1)[0].lower().replace("_", "-")
-        if name in seen:
+        name, extra = todo.pop()
+        key = canonicalize_name(name)
+        if (key, extra) in seen:
             continue
+        seen.add((key, extra))
         try:
-            dist = md.distribution(name)
+            dist = md.distribution(key)
         except md.PackageNotFoundError:
             continue  # an optional or platform-specific requirement that is not installed here
-        seen.add(name)
-        todo += [r for r in dist.requires or [] if ";" not in r or "extra ==" not in r]
-    return seen
+        found.add(key)
+        for line in dist.requires or []:
+            req = Requirement(line)
+            if req.marker is None or req.marker.evaluate({"extra": extra}):
+                todo += [(req.name, "")] + [(req.name, e) for e in req.extras]
+    return found
 
 
 def _env_with(tmp: Path, names: list[str]) -> Path:
@@ -61,6 +74,13 @@ def _env_with(tmp: Path, names: list[str]) -> Path:
                           capture_output=True, text=True).stdout.strip()  # fmt: skip
     Path(site, "shown.pth").write_text(str(shown) + "\n")
     return py
+
+
+def _version(name: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(p) for p in md.version(name).split(".")[:2] if p.isdigit())
+    except md.PackageNotFoundError:
+        return ()
 
 
 def _run(py: Path, *args: str, env: dict | None = None, cwd: Path = ROOT) -> str:
@@ -92,8 +112,9 @@ def test_wheel_installs_beside_an_existing_torch(tmp_path):
     shutil.copytree(ROOT / "src", tree / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy(ROOT / name, tree / name)
-    # the installed setuptools builds it offline; without one, pip's isolated build fetches it
-    isolation = ["--no-build-isolation"] if importlib.util.find_spec("setuptools") else []
+    # an installed setuptools that meets pyproject's build requirement builds it offline; otherwise pip's
+    # isolated build fetches one (a venv's bundled setuptools 65 rejects `license = "MIT"`)
+    isolation = ["--no-build-isolation"] if _version("setuptools") >= (77,) else []
     _run(Path(sys.executable), "-m", "pip", "wheel", "--no-deps", *isolation, "-q", "-w", str(wheels), str(tree))
     (wheel,) = wheels.glob("nonlin-*.whl")
     py = _env_with(tmp_path, ["torch", "numpy", "mpmath", "pip"])
