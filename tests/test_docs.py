@@ -133,9 +133,15 @@ COMMANDS: dict[str, Smaller | None] = {
     "./run test": Smaller(None, "the whole suite: CI runs it, and this test is part of it"),
     "nonlin list": None,
     "nonlin show mish": None,
-    "nonlin compare relu gelu silu shifted_relu swiglu": None,
+    "nonlin compare relu gelu silu shifted_relu swiglu": Smaller(
+        "nonlin compare relu tanh",
+        "about a minute (theory and plots of five entries; tests/test_catalog_cli.py runs it)",
+    ),
     "nonlin compare gelu silu --accuracy --db nonlin-out/arena": Smaller(
-        "nonlin compare relu --accuracy --db nonlin-out/arena", "gelu and silu's accuracy sections take minutes"
+        f"nonlin arena --act relu {QUICK_ARENA} --out nonlin-out/arena ; "
+        "nonlin compare relu --accuracy --db nonlin-out/arena",
+        "needs a sweep; gelu and silu's accuracy sections take minutes",
+        slow=True,
     ),
     "nonlin check gelu [--impl torch]": Smaller(
         "nonlin check relu --impl torch --dtype bfloat16 --no-backward", "minutes (fp32 sample); a placeholder"
@@ -143,9 +149,11 @@ COMMANDS: dict[str, Smaller | None] = {
     "nonlin check --all --dtype bfloat16": Smaller(
         "nonlin check relu relu6 --dtype bfloat16 --no-backward", "the whole catalog: many minutes"
     ),
-    "nonlin theory tanh": Smaller("nonlin theory relu --no-plots", "about a minute with its plots"),
+    "nonlin theory tanh": Smaller("nonlin theory tanh --no-plots", "about a minute with its plots"),
     "nonlin probe [--model mod:factory] [--swap gelu=relu]": Smaller(
-        "nonlin probe --swap gelu=relu --repeat 1", "placeholders"
+        "nonlin probe --model nonlin.probe.examples:tiny_transformer --swap gelu=relu --repeat 1",
+        "placeholders",
+        slow=True,
     ),
     "nonlin arena --act relu gelu silu swiglu --task digits char_lm --seeds 5 --out runs/": Smaller(
         f"nonlin arena --act relu swiglu {QUICK_ARENA} --out runs/", "40 training runs", slow=True
@@ -212,7 +220,7 @@ COMMANDS: dict[str, Smaller | None] = {
     "python benchmarks/kernels.py --keep-freed-memory": Smaller(None, "a benchmark: minutes"),
     "python benchmarks/kernels.py --entries all": Smaller(None, "a benchmark: minutes"),
     # docs/probe.md
-    "nonlin probe": Smaller("nonlin probe --repeat 1", "the default repeats the batch"),
+    "nonlin probe": Smaller("nonlin probe --repeat 1", "the default repeats the batch", slow=True),
     "nonlin probe --model examples/probe_minilm.py:factory --out nonlin-out/minilm --rank": Smaller(
         None, "loads a Hugging Face model (tests/probe run it where transformers is installed)"
     ),
