@@ -168,12 +168,26 @@ COMMANDS: dict[str, Smaller | None] = {
         "needs a sweep",
         slow=True,
     ),
-    "THP_MEM_ALLOC_ENABLE=1 python benchmarks/kernels.py": Smaller(None, "a benchmark: minutes"),
+    "THP_MEM_ALLOC_ENABLE=1 python benchmarks/kernels.py": Smaller(
+        "THP_MEM_ALLOC_ENABLE=1 python benchmarks/kernels.py --entries relu --tokens 64 --dff 64 --gated-tokens 16 --gated-dff 64 --reps 2",
+        "a benchmark: minutes",
+        slow=True,
+    ),
     "python benchmarks/kernels.py --device cuda --dtype bfloat16": Smaller(None, "GPU", needs_cuda=True),
     "python benchmarks/gpu_check.py": Smaller(None, "GPU", needs_cuda=True),
-    "python benchmarks/accuracy.py": Smaller(None, "a benchmark: minutes"),
-    "python benchmarks/theory.py --n 1000": Smaller(None, "a benchmark: minutes"),
-    "python benchmarks/probe.py --threads 1": Smaller(None, "a benchmark: minutes"),
+    "python benchmarks/accuracy.py": Smaller(
+        "python benchmarks/accuracy.py --entries relu --dtypes bfloat16 --size 4096 --jobs 1 --baseline-n 10",
+        "a benchmark: minutes",
+        slow=True,
+    ),
+    "python benchmarks/theory.py --n 1000": Smaller(
+        "python benchmarks/theory.py --n 20 --d 4 --depth 2 --repeats 1 --names relu --no-raw",
+        "a benchmark: minutes",
+        slow=True,
+    ),
+    "python benchmarks/probe.py --threads 1": Smaller(
+        "python benchmarks/probe.py --threads 1 --batch 2 --seq 16 --reps 2", "a benchmark: minutes", slow=True
+    ),
     # docs/accuracy.md
     "nonlin check gelu": Smaller("nonlin check gelu --dtype bfloat16 --no-backward", "minutes (fp32 sample)"),
     "nonlin check gelu --impl torch": Smaller(
@@ -217,8 +231,17 @@ COMMANDS: dict[str, Smaller | None] = {
         slow=True,
     ),
     # docs/kernels.md
-    "python benchmarks/kernels.py --keep-freed-memory": Smaller(None, "a benchmark: minutes"),
-    "python benchmarks/kernels.py --entries all": Smaller(None, "a benchmark: minutes"),
+    "python benchmarks/kernels.py --keep-freed-memory": Smaller(
+        "python benchmarks/kernels.py --keep-freed-memory --entries relu --tokens 64 --dff 64 --gated-tokens 16 --gated-dff 64 --reps 2",
+        "a benchmark: minutes",
+        slow=True,
+    ),
+    "python benchmarks/kernels.py --entries all": Smaller(
+        "python benchmarks/kernels.py --entries relu gelu swiglu --tokens 64 --dff 64 --gated-tokens 16 "
+        "--gated-dff 64 --reps 2",
+        "every entry: many minutes",
+        slow=True,
+    ),
     # docs/probe.md
     "nonlin probe": Smaller("nonlin probe --repeat 1", "the default repeats the batch", slow=True),
     "nonlin probe --model examples/probe_minilm.py:factory --out nonlin-out/minilm --rank": Smaller(
