@@ -314,6 +314,9 @@ def _run_shell(cmd: str, cwd: Path) -> None:
         else:
             if argv[0] == "nonlin":
                 part = f"{shlex.quote(sys.executable)} -m nonlin.cli {part.removeprefix('nonlin ')}"
+            # scripts are named from the repository root; run them from the temporary folder
+            part = re.sub(r"(^|\s)python ", lambda m: f"{m.group(1)}{shlex.quote(sys.executable)} ", part)
+            part = re.sub(r"(^|\s)(benchmarks|examples)/", lambda m: f"{m.group(1)}{ROOT}/{m.group(2)}/", part)
             env = {**os.environ, "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
             r = subprocess.run(part, shell=True, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
             assert r.returncode == 0, (part, r.stderr[-3000:])
