@@ -133,9 +133,15 @@ COMMANDS: dict[str, Smaller | None] = {
     "./run test": Smaller(None, "the whole suite: CI runs it, and this test is part of it"),
     "nonlin list": None,
     "nonlin show mish": None,
-    "nonlin compare relu gelu silu shifted_relu swiglu": None,
+    "nonlin compare relu gelu silu shifted_relu swiglu": Smaller(
+        "nonlin compare relu tanh",
+        "about a minute (theory and plots of five entries; tests/test_catalog_cli.py runs it)",
+    ),
     "nonlin compare gelu silu --accuracy --db nonlin-out/arena": Smaller(
-        "nonlin compare relu --accuracy --db nonlin-out/arena", "gelu and silu's accuracy sections take minutes"
+        f"nonlin arena --act relu {QUICK_ARENA} --out nonlin-out/arena ; "
+        "nonlin compare relu --accuracy --db nonlin-out/arena",
+        "needs a sweep; gelu and silu's accuracy sections take minutes",
+        slow=True,
     ),
     "nonlin check gelu [--impl torch]": Smaller(
         "nonlin check relu --impl torch --dtype bfloat16 --no-backward", "minutes (fp32 sample); a placeholder"
@@ -143,9 +149,11 @@ COMMANDS: dict[str, Smaller | None] = {
     "nonlin check --all --dtype bfloat16": Smaller(
         "nonlin check relu relu6 --dtype bfloat16 --no-backward", "the whole catalog: many minutes"
     ),
-    "nonlin theory tanh": Smaller("nonlin theory relu --no-plots", "about a minute with its plots"),
+    "nonlin theory tanh": Smaller("nonlin theory tanh --no-plots", "about a minute with its plots"),
     "nonlin probe [--model mod:factory] [--swap gelu=relu]": Smaller(
-        "nonlin probe --swap gelu=relu --repeat 1", "placeholders"
+        "nonlin probe --model nonlin.probe.examples:tiny_transformer --swap gelu=relu --repeat 1",
+        "placeholders",
+        slow=True,
     ),
     "nonlin arena --act relu gelu silu swiglu --task digits char_lm --seeds 5 --out runs/": Smaller(
         f"nonlin arena --act relu swiglu {QUICK_ARENA} --out runs/", "40 training runs", slow=True
@@ -160,12 +168,26 @@ COMMANDS: dict[str, Smaller | None] = {
         "needs a sweep",
         slow=True,
     ),
-    "THP_MEM_ALLOC_ENABLE=1 python benchmarks/kernels.py": Smaller(None, "a benchmark: minutes"),
+    "THP_MEM_ALLOC_ENABLE=1 python benchmarks/kernels.py": Smaller(
+        "THP_MEM_ALLOC_ENABLE=1 python benchmarks/kernels.py --entries relu --tokens 64 --dff 64 --gated-tokens 16 --gated-dff 64 --reps 2",
+        "a benchmark: minutes",
+        slow=True,
+    ),
     "python benchmarks/kernels.py --device cuda --dtype bfloat16": Smaller(None, "GPU", needs_cuda=True),
     "python benchmarks/gpu_check.py": Smaller(None, "GPU", needs_cuda=True),
-    "python benchmarks/accuracy.py": Smaller(None, "a benchmark: minutes"),
-    "python benchmarks/theory.py --n 1000": Smaller(None, "a benchmark: minutes"),
-    "python benchmarks/probe.py --threads 1": Smaller(None, "a benchmark: minutes"),
+    "python benchmarks/accuracy.py": Smaller(
+        "python benchmarks/accuracy.py --entries relu --dtypes bfloat16 --size 4096 --jobs 1 --baseline-n 10",
+        "a benchmark: minutes",
+        slow=True,
+    ),
+    "python benchmarks/theory.py --n 1000": Smaller(
+        "python benchmarks/theory.py --n 20 --d 4 --depth 2 --repeats 1 --names relu --no-raw",
+        "a benchmark: minutes",
+        slow=True,
+    ),
+    "python benchmarks/probe.py --threads 1": Smaller(
+        "python benchmarks/probe.py --threads 1 --batch 2 --seq 16 --reps 2", "a benchmark: minutes", slow=True
+    ),
     # docs/accuracy.md
     "nonlin check gelu": Smaller("nonlin check gelu --dtype bfloat16 --no-backward", "minutes (fp32 sample)"),
     "nonlin check gelu --impl torch": Smaller(
@@ -209,10 +231,19 @@ COMMANDS: dict[str, Smaller | None] = {
         slow=True,
     ),
     # docs/kernels.md
-    "python benchmarks/kernels.py --keep-freed-memory": Smaller(None, "a benchmark: minutes"),
-    "python benchmarks/kernels.py --entries all": Smaller(None, "a benchmark: minutes"),
+    "python benchmarks/kernels.py --keep-freed-memory": Smaller(
+        "python benchmarks/kernels.py --keep-freed-memory --entries relu --tokens 64 --dff 64 --gated-tokens 16 --gated-dff 64 --reps 2",
+        "a benchmark: minutes",
+        slow=True,
+    ),
+    "python benchmarks/kernels.py --entries all": Smaller(
+        "python benchmarks/kernels.py --entries relu gelu swiglu --tokens 64 --dff 64 --gated-tokens 16 "
+        "--gated-dff 64 --reps 2",
+        "every entry: many minutes",
+        slow=True,
+    ),
     # docs/probe.md
-    "nonlin probe": Smaller("nonlin probe --repeat 1", "the default repeats the batch"),
+    "nonlin probe": Smaller("nonlin probe --repeat 1", "the default repeats the batch", slow=True),
     "nonlin probe --model examples/probe_minilm.py:factory --out nonlin-out/minilm --rank": Smaller(
         None, "loads a Hugging Face model (tests/probe run it where transformers is installed)"
     ),
@@ -283,6 +314,9 @@ def _run_shell(cmd: str, cwd: Path) -> None:
         else:
             if argv[0] == "nonlin":
                 part = f"{shlex.quote(sys.executable)} -m nonlin.cli {part.removeprefix('nonlin ')}"
+            # scripts are named from the repository root; run them from the temporary folder
+            part = re.sub(r"(^|\s)python ", lambda m: f"{m.group(1)}{shlex.quote(sys.executable)} ", part)
+            part = re.sub(r"(^|\s)(benchmarks|examples)/", lambda m: f"{m.group(1)}{ROOT}/{m.group(2)}/", part)
             env = {**os.environ, "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
             r = subprocess.run(part, shell=True, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
             assert r.returncode == 0, (part, r.stderr[-3000:])

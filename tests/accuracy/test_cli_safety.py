@@ -128,7 +128,7 @@ def _sigint_run(tmp_path: Path, extra: list[str]) -> subprocess.CompletedProcess
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
-@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("jobs", ["1", pytest.param("2", marks=pytest.mark.slow)])  # spawned workers: ~40 s
 def test_ctrl_c_in_a_real_process_prints_a_short_message(tmp_path, jobs):
     r = _sigint_run(tmp_path, ["--jobs", jobs])
     if r.returncode == 0:
