@@ -90,7 +90,7 @@ def test_lr_is_chosen_on_validation_and_reported_on_test():
 
 
 def test_outlier_seed_is_flagged_and_median_shown():
-    runs = [run("swiglu", s, v, goal="min", threshold=0.45) for s, v in enumerate((0.1, 0.11, 0.4))]
+    runs = [run("swiglu", s, v, goal="min", threshold=0.45) for s, v in enumerate((0.1, 0.11, 2.0))]
     runs += [
         run("relu", s, 0.2, goal="min", threshold=0.45, extras={"test_loss": x}) for s, x in enumerate((1, 1, 33.3))
     ]

@@ -113,6 +113,25 @@ def _baseline_lines(ax, e: Entry) -> None:
         ax.axhline(e.threshold, color="firebrick", ls="--", lw=1, label=f"learned threshold {fmt(e.threshold)}")
 
 
+def _focus(ax, entries: list[Entry]) -> None:
+    """Limit a linear metric axis to where the verdict is read: the final values at every lr, the best
+    baseline and the threshold (a far baseline such as 8 bits of the uniform model, or the untrained step-0
+    value, would squeeze them into a line; such lines stay in the legend)."""
+    ref = entries[0]
+    values = [v for e in entries for p in e.lr_curve for v in p.test]
+    base = [v for v in ref.baselines.values() if v is not None and math.isfinite(v)]
+    if base:
+        values.append(max(base) if ref.goal == "max" else min(base))
+    if ref.threshold is not None:
+        values.append(ref.threshold)
+    values = [v for v in values if math.isfinite(v)]
+    if len(values) < 2 or max(values) == min(values):
+        return
+    lo, hi = min(values), max(values)
+    pad = 0.08 * (hi - lo)
+    ax.set_ylim(lo - pad, hi + pad)
+
+
 def _plot_task(task: str, entries: list[Entry], curves: dict, colors: dict, path: Path) -> Path:
     metric = entries[0].metric_name
     names = sorted({s for e in entries for r in e.runs for s in curves.get(r["run_id"], {})})
@@ -161,6 +180,8 @@ def _plot_task(task: str, entries: list[Entry], curves: dict, colors: dict, path
                         axes[row][col].fill_between(steps, lo, hi, color=c, alpha=0.15, lw=0)
     for ax in (axes[0][1], axes[1][0], axes[1][1]):
         _baseline_lines(ax, ref)
+        if not log_metric:
+            _focus(ax, entries)
     titles = {
         (0, 0): ("training loss", "step"),
         (0, 1): (f"held-out {metric} (test split)", "step"),

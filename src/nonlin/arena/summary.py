@@ -22,7 +22,7 @@ Rules (the report states them):
   With fewer than 3 common seeds no pair is separated. When the differences of a pair are all equal (zero
   variance, e.g. quantised accuracies) the sign test's p-value (2 * 0.5^n) stands in for the t-test's.
 - **outliers** (runs at the chosen lr that finished ok): a training-loss spike above 10x the first loss; or
-  a loss-like number (the metric when lower is better, ``test_loss``, ``*mse``) above 3x the median of the
+  a loss-like number (the metric when lower is better, ``test_loss``, ``*mse``) above 10x the median of the
   other seeds (needs 3 seeds).
 """
 
@@ -38,7 +38,7 @@ from nonlin.arena.tasks.base import beats, learned_threshold
 
 ALPHA = 0.05
 SPIKE_RATIO = 10.0
-OUTLIER_RATIO = 3.0
+OUTLIER_RATIO = 10.0
 
 
 @dataclass
