@@ -1373,3 +1373,69 @@ SPECS += [
         torch_equivalent=torch.cos,
     ),
 ]
+
+
+def _mila_grad(m, x, beta):
+    sp = m.softplus(x + beta)
+    return signed_sum(m, m.tanh(sp), m.gated(x, m.sech2(sp) * m.sigmoid(x + beta)))
+
+
+def _arcsinh(m, x):
+    # sign(x) log(|x| + sqrt(x^2 + 1)), without cancellation near 0 (log1p form) or overflow beyond 1e8
+    ax = m.abs(x)
+    xs = m.minimum(ax, 1.0)
+    small = m.log1p(xs + xs * xs / (1.0 + m.sqrt(1.0 + xs * xs)))
+    xm = m.clamp(ax, 1.0, 1e8)
+    mid = m.log(xm + m.sqrt(xm * xm + 1.0))
+    big = m.log(ax) + _LOG2  # the next term, 1/(4x^2), is below 2^-53 of the value there
+    return m.sign(x) * m.where(ax <= 1, small, m.where(ax <= 1e8, mid, big))
+
+
+def _arcsinh_grad(m, x):
+    ax = m.abs(x)
+    r = 1.0 / m.maximum(ax, 1.0)
+    xs = m.minimum(ax, 1.0)
+    return m.where(ax > 1, r / m.sqrt(r * r + 1.0), 1.0 / m.sqrt(1.0 + xs * xs))
+
+
+SPECS += [
+    pointwise(
+        name="mila",
+        family="smooth",
+        formula=r"x \tanh(\operatorname{softplus}(x + \beta))",
+        summary="Mila: mish with a shifted softplus (beta = -0.25).",
+        forward=lambda m, x, beta: m.gated(x, m.tanh(m.softplus(x + beta))),
+        derivative=_mila_grad,
+        params=(P("beta", -0.25, "shift inside softplus"),),
+        properties=props("zero_at_zero", "bounded_below", "smooth", "self_gated"),
+        confirmed=False,
+        source="digantamisra98/Mila: x tanh(softplus(beta + x)), beta = -0.25 (recalled from the README, not re-read)",
+    ),
+    pointwise(
+        name="arcsinh",
+        family="sigmoidal",
+        formula=r"\operatorname{arsinh}(x) = \operatorname{sign}(x)\log(|x| + \sqrt{x^2 + 1})",
+        summary="Inverse hyperbolic sine: identity near 0, logarithmic tails (no overflow, no cancellation).",
+        forward=_arcsinh,
+        derivative=_arcsinh_grad,
+        aliases=("asinh",),
+        properties=props("zero_at_zero", "monotonic", "odd", "smooth"),
+        source="standard (torch.asinh)",
+        torch_equivalent=torch.asinh,
+    ),
+    pointwise(
+        name="hard_sigmoid_keras2",
+        family="rectifiers",
+        formula=r"\operatorname{clip}(0.2 x + 0.5, 0, 1)",
+        summary="Keras 2 / TF 2's hard_sigmoid (LSTM recurrent_activation default there), computed as (x + 2.5)/5.",
+        forward=lambda m, x: m.clamp((x + 2.5) / 5.0, 0.0, 1.0),
+        derivative=lambda m, x: 0.2 * m.indicator((x > -2.5) & (x < 2.5), x),
+        properties=props("monotonic", "bounded_below", "bounded_above", "nonnegative", "sparse"),
+        source=(
+            "Keras 2 (TF <= 2.15) keras.activations.hard_sigmoid: 0 below -2.5, 1 above 2.5, 0.2 x + 0.5 between; "
+            "Keras 3's hard_sigmoid is relu6(x + 3)/6 (nonlin's hardsigmoid)"
+        ),
+        breakpoints=at(-2.5, 2.5),
+        torch_equivalent=lambda x: torch.clamp(0.2 * x + 0.5, 0.0, 1.0),
+    ),
+]

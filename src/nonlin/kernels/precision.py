@@ -52,7 +52,7 @@ _BOTH_ADDED = frozenset(
     {
         "star_relu", "dyt", "threshold", "sparse_sigmoid", "sqrtsoftplus", "lisht", "pelu", "symlog", "symexp",
         "penalized_tanh", "drelu", "fatrelu_glu", "soft_exponential", "srelu", "nlrelu", "cube", "absolute", "squ",
-        "cosine",
+        "cosine", "arcsinh", "hard_sigmoid_keras2",
     }
 )  # fmt: skip
 _FORWARD_ADDED = frozenset({"isru", "isrlu", "arctan", "lecun_tanh", "derf", "elliott", "ncu"})

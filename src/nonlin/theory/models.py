@@ -235,12 +235,6 @@ class GatedModel:
     def _e1(self, f: Fn, q: torch.Tensor, bps) -> torch.Tensor:
         return expect_1d(lambda u, z: f(u), q, bps)
 
-    @property
-    def _nodes(self) -> int:
-        # Gauss-Legendre nodes per panel: periodic units oscillate within the panels (siren's sin(30 x) has
-        # ~3 periods per half-unit panel in z), where 16 nodes leave 1e-6 errors.
-        return 64 if self.unit.periodic else 16
-
     def m2(self, q: torch.Tensor) -> torch.Tensor:
         return self._e1(_sq(self.gate), q, self.gate_bps) * self._e1(_sq(self.value), q, self.value_bps)
 
