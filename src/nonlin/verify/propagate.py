@@ -270,7 +270,16 @@ class Propagator:
         bounds, relax = self.prepare(xl, xu, method)
         self.output_ibp = bounds[out]  # IBP of the output (callers may intersect with it)
         if method == "ibp":
-            b = bounds[out]
+            b, last = bounds[out], self.ops[out]
+            if last.kind == "linear" and len(last.shape) == 1:
+                # the specification folded into the last layer (as auto_LiRPA does): C W on its input's box
+                b = bounds[last.inputs[0]]
+                C, bias = C @ last.weight, C @ last.bias if last.bias is not None else 0.0
+                Cp, Cn = C.clamp(min=0), C.clamp(max=0)
+                lo, hi = b.lo[:, None], b.hi[:, None]
+                lb = _sum_tail(Cp * lo + Cn * hi) + bias
+                mag = _sum_tail(C.abs() * torch.maximum(lo.abs(), hi.abs())) + abs(bias)
+                return lb - SLACK * mag - TINY
             Cp, Cn = C.clamp(min=0), C.clamp(max=0)
             lo, hi = b.lo[:, None], b.hi[:, None]
             lb = _sum_tail(Cp * lo + Cn * hi)
