@@ -105,6 +105,11 @@ NATIVE: Mapping[str, Native] = {
     "sigmoid": Native(train=frozenset(), forward=frozenset({"float16"})),
 }
 
+# Fused rows whose float32 math (kernels/precision.py's fp32_compute="auto" choice) the checker measured over a
+# goal on the default path: they run the fused path with float64 math instead. sigmoid: float32 backward
+# 4.31 ULP > 4 on `nonlin check`'s 2^16 sample (the precision test's grid saw <= 4).
+FUSED_FLOAT64: frozenset[str] = frozenset({"sigmoid"})
+
 _DTYPE_NAME = {torch.float32: "float32", torch.bfloat16: "bfloat16", torch.float16: "float16", torch.float64: "float64"}
 _PINNED: dict[str, str] = {}  # size class forced by `pinned` (the accuracy checker measures both)
 _RECORD: list[list[tuple[str, str, str, str, str, str]]] = []
@@ -252,6 +257,10 @@ def run(
     if r == "torch":
         return s.torch_equivalent(*main)
     if r == "fused":
+        if s.name in FUSED_FLOAT64 and state.fp32_compute() == "auto" and main[0].dtype == torch.float32:
+            backend, _ = state.settings()
+            with state.pinned(backend, "float64"):  # the op records it: its backward computes in float64 too
+                return dispatch.call(s, body, main, extra, params)
         return dispatch.call(s, body, main, extra, params)
     return eager_apply(s, body, derivative, main, extra, params)
 
