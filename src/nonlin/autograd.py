@@ -45,7 +45,10 @@ def round_to(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     inexact = (y.to(torch.float64) != t) & torch.isfinite(y)
     even = (y.view(torch.int32) & 1) == 0
     toward = torch.where(t > y.to(torch.float64), torch.inf, -torch.inf).to(torch.float32)
-    y = torch.where(inexact & even, torch.nextafter(y, toward), y)
+    # y + (its neighbour - y) is the neighbour exactly; autograd sees the cast's identity, not nextafter
+    # (torch 2.11 has no derivative for nextafter and raises in backward)
+    step = torch.nextafter(y.detach(), toward) - y.detach()
+    y = torch.where(inexact & even, y + step, y)
     return y.to(dtype)
 
 
