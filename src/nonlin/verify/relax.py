@@ -237,6 +237,17 @@ def _normalizer_form(name: str, n: int, items: tuple) -> tuple[str, Curve | None
     """('elementwise', curve) or ('monotone', None), checked on samples; NotImplementedError otherwise."""
     s = get_spec(name)
     p = dict(items)
+    if s.kind is Kind.SETWISE:
+        raise NotImplementedError(
+            f"{name}: a set-wise unit (its output along dim is not one value per input), which verify does not bound"
+        )
+    if s.extra_inputs:
+        raise NotImplementedError(
+            f"{name}: takes the extra tensor input(s) {', '.join(s.extra_inputs)}, so its weights are not a function "
+            "of the scores alone; verify bounds functions of the scores only"
+        )
+    if s.stochastic:
+        raise NotImplementedError(f"{name}: samples noise on every call (no deterministic form to bound)")
 
     def w(z):
         return s.torch_impl(z, torch.ones_like(z, dtype=torch.bool), **p)
