@@ -95,7 +95,8 @@ def test_interrupt_keeps_finished_entries_and_the_next_call_resumes(tmp_path, ca
     assert calls == ["hardtanh"]  # only the unfinished entry ran again
     data = json.loads((tmp_path / "accuracy-all-nonlin.json").read_text())
     assert [r["name"] for r in data["reports"]] == entries
-    assert "| relu6 | nonlin | bfloat16 |" in (tmp_path / "accuracy-all-nonlin.md").read_text()
+    # a resumed entry keeps the route it was measured on
+    assert "| relu6 | nonlin | torch/small | bfloat16 |" in (tmp_path / "accuracy-all-nonlin.md").read_text()
     assert not (tmp_path / ".partial").exists()  # cleaned once the run completed
 
 

@@ -78,6 +78,7 @@ def _check_entry(name: str, impl: Any, dtypes: tuple[str, ...], size: int | None
         else:
             merged.results.update(rep.results)
             merged.timings.update(rep.timings)
+            merged.routes.update(rep.routes)
         if steps is not None:
             steps.done()
     assert merged is not None

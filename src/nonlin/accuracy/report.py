@@ -115,7 +115,14 @@ class Report:
             }
             for dt, per in d["results"].items()
         }
-        return cls(d["name"], d["impl"], dict(d["params"]), results, dict(d.get("timings", {})))
+        return cls(
+            d["name"],
+            d["impl"],
+            dict(d["params"]),
+            results,
+            dict(d.get("timings", {})),
+            routes=dict(d.get("routes", {})),
+        )
 
     def to_json(self, path: str | Path | None = None) -> str:
         text = json.dumps(self.to_dict(), indent=2, default=_jsonable)
