@@ -52,13 +52,12 @@ _BOTH_ADDED = frozenset(
     {
         "star_relu", "dyt", "threshold", "sparse_sigmoid", "sqrtsoftplus", "lisht", "pelu", "symlog", "symexp",
         "penalized_tanh", "drelu", "fatrelu_glu", "soft_exponential", "srelu", "nlrelu", "cube", "absolute", "squ",
+        "elu_plus_one", "exponential", "shifted_softplus",
         "cosine", "arcsinh", "hard_sigmoid_keras2",
     }
 )  # fmt: skip
-_FORWARD_ADDED = frozenset({"isru", "isrlu", "arctan", "lecun_tanh", "derf", "elliott", "ncu"})
-_BACKWARD_ADDED = frozenset(
-    {"tanhshrink", "elu_plus_one", "smu", "exponential", "bent_identity", "shifted_softplus", "polyrelu"}
-)
+_FORWARD_ADDED = frozenset({"isru", "isrlu", "arctan", "derf", "elliott"})
+_BACKWARD_ADDED = frozenset({"tanhshrink", "smu", "bent_identity", "polyrelu"})
 
 FP32_MATH: dict[Pass, frozenset[str]] = {
     # forward only: their derivatives are not (erf's exp(-x^2) of a rounded x^2, 61 ULP at x = 8.5;
