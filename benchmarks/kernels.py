@@ -381,10 +381,6 @@ def parse(argv=None):
     p.add_argument("--skip", nargs="*", choices=list(COLUMNS[:-1]), help="columns not to measure (eager is slow)")
     p.add_argument("--markdown", help="also write the table as Markdown to this file")
     p.add_argument("--entries", nargs="*", help="catalog names, or 'all' (default: a representative set)")
-    p.add_argument("--tokens", type=int, default=None, help="rows of pointwise inputs")
-    p.add_argument("--dff", type=int, default=None, help="columns of pointwise inputs")
-    p.add_argument("--gated-tokens", type=int, default=None)
-    p.add_argument("--gated-dff", type=int, default=None, help="d_ff of gated entries (input is 2 d_ff wide)")
     p.add_argument("--reps", type=int, default=None)
     p.add_argument("--fp32-compute", default="auto", choices=["auto", "float64", "float32"])
     p.add_argument(

@@ -17,7 +17,8 @@ Python blocks
 
 Shell commands
     Every line of a fenced block with no info string or ``bash``/``sh``/``shell``/``console`` is a command
-    (the text before a ``  #`` comment; ``$ `` prompts are dropped). Each must be a key of ``COMMANDS``:
+    (the text before a ``  #`` comment; ``$ `` prompts are dropped; a line ending in ``\\`` continues on the
+    next, and the joined command is the key). Each must be a key of ``COMMANDS``:
     the value None runs the command as shown; a `Smaller` runs a smaller form and says why the shown one
     is not run (minutes of work, a GPU, a placeholder such as ``mypkg.ops:swiglu``). ``nonlin ...`` commands
     run in this process through ``nonlin.cli.main``, others in a subprocess, all in a temporary folder. A
@@ -107,24 +108,39 @@ def shell_commands(path: Path) -> list[tuple[str, str]]:
     for b in blocks(path):
         if b.info not in SHELL_INFO:
             continue
+        pending, start = "", 0  # a command continued with a trailing backslash, and its first line
         for i, line in enumerate(b.code.splitlines(), start=b.line + 1):
-            cmd = re.split(r"\s{2,}#", line, maxsplit=1)[0].strip().removeprefix("$ ").strip()
+            part = re.split(r"\s{2,}#", line, maxsplit=1)[0].strip().removeprefix("$ ").strip()
+            if not pending:
+                start = i
+            if part.endswith("\\"):
+                pending += part.removesuffix("\\").strip() + " "
+                continue
+            cmd, pending = (pending + part).strip(), ""
             if cmd and not cmd.startswith("#"):
-                out.append((cmd, f"{path.relative_to(ROOT)}:{i}"))
+                out.append((cmd, f"{path.relative_to(ROOT)}:{start}"))
+        assert not pending, f"{path.relative_to(ROOT)}:{start}: a shell block ends inside a continued command"
     return out
 
 
 @dataclass(frozen=True)
 class Smaller:
-    """The shown command is not run (why); `form` is run instead (None: nothing on this machine, e.g. GPU)."""
+    """The shown command is not run (why); `form` is run instead (None: nothing on this machine, e.g. GPU).
+    With `needs` alone, `form` may be the shown command: it runs where that optional module is installed."""
 
     form: str | None
     why: str
     needs_cuda: bool = False
     slow: bool = False  # the smaller form itself takes long (arena training): run in the slow suite
+    needs: str | None = None  # a module the form needs (an optional extra): skipped where it is not installed
 
 
 QUICK_ARENA = "--task digits:steps=20 --seeds 1 --workers 0 --no-progress"
+# py_lm at a few seconds a run (tests/arena/test_arena_tasks.py's small form)
+TINY_LM = "py_lm:steps=25,d_model=32,d_ff=64,ctx=32,batch=8,layers=1,warmup=5,eval_windows=16,eval_every=25"
+QUICK_LM = f"--task {TINY_LM} --seeds 1 --workers 0 --no-progress"
+# benchmarks/kernels.py at one small shape, one round
+QUICK_KERNELS = "--shapes 64x64 --rounds 1 --reps 1"
 COMMANDS: dict[str, Smaller | None] = {
     # README
     "./run main": Smaller(
@@ -155,8 +171,8 @@ COMMANDS: dict[str, Smaller | None] = {
         "placeholders",
         slow=True,
     ),
-    "nonlin arena --act relu gelu silu swiglu --task digits char_lm --seeds 5 --out runs/": Smaller(
-        f"nonlin arena --act relu swiglu {QUICK_ARENA} --out runs/", "40 training runs", slow=True
+    "nonlin arena --act relu gelu silu swiglu geglu --task py_lm --seeds 3 --out runs/": Smaller(
+        f"nonlin arena --act relu swiglu {QUICK_LM} --out runs/", "60 LM training runs (4 lrs x 3 seeds)", slow=True
     ),
     "nonlin arena --resume runs/": Smaller(
         f"nonlin arena --act relu {QUICK_ARENA} --out runs/ ; nonlin arena --resume runs/ --workers 0 --no-progress",
@@ -168,13 +184,34 @@ COMMANDS: dict[str, Smaller | None] = {
         "needs a sweep",
         slow=True,
     ),
-    "THP_MEM_ALLOC_ENABLE=1 python benchmarks/kernels.py": Smaller(
-        "THP_MEM_ALLOC_ENABLE=1 python benchmarks/kernels.py --entries relu --tokens 64 --dff 64 --gated-tokens 16 --gated-dff 64 --reps 2",
-        "a benchmark: minutes",
+    "python benchmarks/kernels.py --entries all --threads 1": Smaller(
+        f"python benchmarks/kernels.py --entries relu gelu swiglu --threads 1 {QUICK_KERNELS}",
+        "every entry at three shapes: many minutes",
         slow=True,
     ),
-    "python benchmarks/kernels.py --device cuda --dtype bfloat16": Smaller(None, "GPU", needs_cuda=True),
-    "python benchmarks/gpu_check.py": Smaller(None, "GPU", needs_cuda=True),
+    "python benchmarks/kernels.py --device cuda --dtypes bfloat16": Smaller(
+        f"python benchmarks/kernels.py --device cuda --dtypes bfloat16 --entries gelu swiglu {QUICK_KERNELS}",
+        "GPU; every default entry at 8192 x 8192",
+        needs_cuda=True,
+    ),
+    "python benchmarks/gpu_check.py": Smaller(
+        "python benchmarks/gpu_check.py --quick --entries gelu swiglu",
+        "GPU; every entry then the benchmark: 5-8 minutes on an H200 (on CPU: the --dry-run below)",
+        needs_cuda=True,
+        slow=True,
+    ),
+    "PYTHONPATH=src python benchmarks/gpu_check.py": Smaller(
+        "PYTHONPATH=src python benchmarks/gpu_check.py --quick --entries gelu swiglu",
+        "GPU; every entry then the benchmark: 5-8 minutes on an H200 (on CPU: the --dry-run below)",
+        needs_cuda=True,
+        slow=True,
+    ),
+    # about 12 s; tests/test_install.py also runs it in a venv of only what a GPU machine has
+    "PYTHONPATH=src python benchmarks/gpu_check.py --dry-run --entries gelu swiglu": Smaller(
+        "PYTHONPATH=src python benchmarks/gpu_check.py --dry-run --entries gelu swiglu",
+        "run as shown where Triton (the triton extra) is installed",
+        needs="triton",
+    ),
     "python benchmarks/accuracy.py": Smaller(
         "python benchmarks/accuracy.py --entries relu --dtypes bfloat16 --size 4096 --jobs 1 --baseline-n 10",
         "a benchmark: minutes",
@@ -204,8 +241,30 @@ COMMANDS: dict[str, Smaller | None] = {
     "nonlin compare gelu silu --accuracy": Smaller("nonlin compare relu --accuracy", "minutes of references"),
     # docs/arena.md
     "nonlin arena": Smaller(f"nonlin arena --act relu {QUICK_ARENA}", "the default sweep takes minutes", slow=True),
-    "nonlin arena --act relu gelu silu swiglu shifted_relu snake --task digits char_lm --seeds 5 --out runs/": Smaller(
-        f"nonlin arena --act snake shifted_relu {QUICK_ARENA} --out runs/", "60 training runs", slow=True
+    "nonlin arena --act relu gelu silu swiglu geglu reglu --task py_lm --seeds 3 --out runs/": Smaller(
+        f"nonlin arena --act geglu reglu {QUICK_LM} --out runs/", "72 LM training runs (4 lrs x 3 seeds)", slow=True
+    ),
+    "nonlin arena --task digits --lr-grid x0.5 x1 x2 x4 --out runs/": Smaller(
+        "nonlin arena --act relu --task digits:steps=20 --lr-grid x0.5 x1 x2 x4 --seeds 1 --workers 0 --no-progress "
+        "--out runs/",
+        "the default units x 4 lrs x 5 seeds: 140 training runs",
+        slow=True,
+    ),
+    "nonlin arena --task digits --lr-grid 1e-3 3e-3 1e-2 --out runs/": Smaller(
+        "nonlin arena --act relu --task digits:steps=20 --lr-grid 1e-3 3e-3 1e-2 --seeds 1 --workers 0 --no-progress "
+        "--out runs/",
+        "the default units x 3 lrs x 5 seeds: 105 training runs",
+        slow=True,
+    ),
+    "nonlin arena --task digits --no-tune --out runs/": Smaller(
+        f"nonlin arena --act relu --no-tune {QUICK_ARENA} --out runs/",
+        "the default units x 5 seeds: 35 training runs",
+        slow=True,
+    ),
+    "nonlin arena --budget 0.25 --out quick/": Smaller(
+        "nonlin arena --act relu --task digits --budget 0.05 --seeds 1 --workers 0 --no-progress --out quick/",
+        "the default sweep at a quarter of its steps: minutes",
+        slow=True,
     ),
     "nonlin arena --act shifted_relu:tau=0.5 clipped_shifted_relu:tau=1,m=2 relu --task sparsity --out runs/": Smaller(
         "nonlin arena --act shifted_relu:tau=0.5 clipped_shifted_relu:tau=1,m=2 --task sparsity:steps=20 --seeds 1 "
@@ -224,7 +283,20 @@ COMMANDS: dict[str, Smaller | None] = {
         "needs a sweep",
         slow=True,
     ),
-    "nonlin arena --backend ray --address auto": Smaller(None, "needs a running Ray cluster (tests/arena: local Ray)"),
+    "nonlin arena --backend ray --address auto": Smaller(
+        f"nonlin arena --backend ray --act relu {QUICK_ARENA.replace('--workers 0', '--workers 2')} --out runs/",
+        "needs a running Ray cluster (--address auto): the smaller form starts a local Ray with 2 CPUs",
+        slow=True,
+        needs="ray",
+    ),
+    "ray start --head": Smaller(None, "starts a Ray cluster's head node: cluster set-up, not run on a test machine"),
+    "nonlin arena --backend ray --address auto --task py_lm --seeds 5 --out runs/lm --act relu gelu silu swiglu "
+    "geglu reglu mish elu softplus tanh shifted_relu snake": Smaller(
+        f"nonlin arena --backend ray --act relu swiglu {QUICK_LM.replace('--workers 0', '--workers 2')} --out runs/lm",
+        "240 LM runs on a running Ray cluster: the smaller form starts a local Ray with 2 CPUs",
+        slow=True,
+        needs="ray",
+    ),
     "nonlin compare relu gelu swiglu --db runs/": Smaller(
         f"nonlin arena --act relu {QUICK_ARENA} --out runs/ ; nonlin compare relu gelu swiglu --db runs/",
         "needs a sweep",
@@ -232,14 +304,14 @@ COMMANDS: dict[str, Smaller | None] = {
     ),
     # docs/kernels.md
     "python benchmarks/kernels.py --keep-freed-memory": Smaller(
-        "python benchmarks/kernels.py --keep-freed-memory --entries relu --tokens 64 --dff 64 --gated-tokens 16 --gated-dff 64 --reps 2",
+        f"python benchmarks/kernels.py --keep-freed-memory --entries relu swiglu {QUICK_KERNELS}",
         "a benchmark: minutes",
         slow=True,
     ),
-    "python benchmarks/kernels.py --entries all": Smaller(
-        "python benchmarks/kernels.py --entries relu gelu swiglu --tokens 64 --dff 64 --gated-tokens 16 "
-        "--gated-dff 64 --reps 2",
-        "every entry: many minutes",
+    "python benchmarks/kernels.py --entries gelu swiglu --shapes 1024x4096 --dtypes float32 --markdown out.md": Smaller(
+        "python benchmarks/kernels.py --entries gelu swiglu --shapes 64x64 --dtypes float32 --markdown out.md "
+        "--rounds 1 --reps 1 ; test -s out.md",
+        "1024 x 4096 with every column, eager's float64 path included, over 5 rounds: about a minute",
         slow=True,
     ),
     # docs/probe.md
@@ -257,6 +329,13 @@ COMMANDS: dict[str, Smaller | None] = {
 
 def _all_commands() -> list[tuple[str, str]]:
     return [c for p in DOCS for c in shell_commands(p)]
+
+
+def test_no_stale_commands():
+    """A COMMANDS entry whose command left the docs would keep testing something no reader sees."""
+    shown = {cmd for cmd, _ in _all_commands()}
+    stale = sorted(cmd for cmd in COMMANDS if cmd not in shown)
+    assert not stale, "COMMANDS entries no doc shows (remove them, or fix the doc):\n" + "\n".join(stale)
 
 
 def test_every_shell_command_is_covered():
@@ -317,6 +396,11 @@ def _run_shell(cmd: str, cwd: Path) -> None:
             # scripts are named from the repository root; run them from the temporary folder
             part = re.sub(r"(^|\s)python ", lambda m: f"{m.group(1)}{shlex.quote(sys.executable)} ", part)
             part = re.sub(r"(^|\s)(benchmarks|examples)/", lambda m: f"{m.group(1)}{ROOT}/{m.group(2)}/", part)
+            part = re.sub(
+                r"(^|\s)PYTHONPATH=src(?=\s)",
+                lambda m: f"{m.group(1)}PYTHONPATH={shlex.quote(str(ROOT / 'src'))}",
+                part,
+            )
             env = {**os.environ, "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
             r = subprocess.run(part, shell=True, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
             assert r.returncode == 0, (part, r.stderr[-3000:])
@@ -343,6 +427,8 @@ def test_shell_command_runs(cmd, where, tmp_path, monkeypatch):
         pytest.skip(f"{cmd}: {how.why}")
     if how is not None and how.form is None:
         pytest.skip(f"not run: {how.why}")
+    if how is not None and how.needs:
+        pytest.importorskip(how.needs, reason=f"{cmd}: needs {how.needs}")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("NONLIN_CACHE", str(tmp_path / "cache"))
     _run_shell(cmd if how is None else how.form, tmp_path)
