@@ -32,7 +32,8 @@ class Nonlinearity(nn.Module):
     lambd = 0.5, ``Nonlinearity("Hardtanh", -2.0, 2.0)`` takes torch's positions, ``Nonlinearity("GLU", dim=1)``
     splits value-first along dim 1, ``Nonlinearity("GELU", approximate="tanh")`` is gelu_tanh. Call options:
     ``inplace`` (pointwise; torch's meaning, see `nonlin.functional`), ``dim`` (gated and normalizers; -1 unless
-    the name says otherwise, e.g. Softmax2d: -3), ``layout`` (gated).
+    the name says otherwise: Softmax2d -3; torch's classes Softmax, Softmin, LogSoftmax None, torch's deprecated
+    implicit choice with its warning, as ``nn.Softmax()``), ``layout`` (gated).
     """
 
     def __init__(
@@ -48,7 +49,7 @@ class Nonlinearity(nn.Module):
         super().__init__()
         self.borrowed: Alias | None = convention(name)
         self.called = name  # the name it was built from (a borrowed one shows in repr)
-        entry, params = calling.bind(self.borrowed, get_spec(name), args, params, module=True)
+        entry, params = calling.bind(self.borrowed, get_spec(name), args, params, module=True, called=name)
         num_parameters = params.pop("num_parameters", num_parameters)  # torch's PReLU(num_parameters, init)
         self.spec: Spec = get_spec(entry)
         self._fn = _BASE[self.spec.name]
