@@ -289,7 +289,7 @@ def _xielu_deltas() -> tuple[float, float, float, float]:
     ap, an = F.softplus(hf.alpha_p).item(), (hf.beta + F.softplus(hf.alpha_n)).item()
     ours = nonlin.get("xielu")
     f32 = lambda v: float(torch.tensor(v, dtype=torch.float32))
-    return abs(ap - float(ours.alpha_p)), abs(an - float(ours.alpha_n)), abs(hf.eps.item() - f32(-1e-6)), an
+    return abs(ap - ours.alpha_p.item()), abs(an - ours.alpha_n.item()), abs(hf.eps.item() - f32(-1e-6)), an
 
 
 def _xielu_storage(x: torch.Tensor, ref: torch.Tensor) -> torch.Tensor:
@@ -382,7 +382,7 @@ def test_agrees_with_upstream(source, name):
     params = {k: v for k, v in bound.items() if k in s.defaults()}
     up, ours = _upstream_callable(source, name), _nonlin_callable(source, name)
     if isinstance(ours, nonlin.Nonlinearity):  # the reference at the module's own (float32) parameter values
-        params.update({k: float(getattr(ours, k)) for k in ours._learned})
+        params.update({k: getattr(ours, k).detach().item() for k in ours._learned})
     x = _input(s.kind, name, torch.float64)
     pointwise = s.kind is Kind.POINTWISE
 
@@ -742,3 +742,51 @@ def test_readme_names_section_runs():
     section = text[text.index("## Names from other libraries") :]
     code = section[section.index("```python") + len("```python") : section.index("```", section.index("```python") + 9)]
     exec(compile(code, "README.md#names", "exec"), {})
+
+
+@pytest.mark.parametrize("name", ["Softmax", "Softmin", "LogSoftmax"])
+def test_torch_softmax_classes_default_to_dim_none(name):
+    """nn.Softmax() (dim=None) picks torch's deprecated implicit dim with a warning; nonlin.get of the class name
+    does the same, while nonlin's own lower-case name keeps dim=-1."""
+    z = torch.randn(2, 3, 5, dtype=torch.float64)  # 3-d: torch's implicit dim is 0, not -1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = getattr(nn, name)()(z)
+    with pytest.warns(UserWarning, match="implicit"):
+        got = nonlin.get(name)(z)
+    torch.testing.assert_close(got, want, rtol=1e-13, atol=1e-300)
+    with pytest.warns(UserWarning, match="implicit"):
+        nonlin.get(f"nn.{name}")(z)
+    entry = nonlin.resolve(name)
+    torch.testing.assert_close(nonlin.get(entry)(z), getattr(nn, name)(dim=-1)(z), rtol=1e-13, atol=1e-300)
+    torch.testing.assert_close(nonlin.get(name, 0)(z), getattr(nn, name)(0)(z), rtol=1e-13, atol=1e-300)
+
+
+def test_gumbel_softmax_takes_torchs_positions():
+    """F.gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1): tau is the first positional argument."""
+    z = torch.randn(4, 6, dtype=torch.float64)
+    g = -torch.empty_like(z).exponential_(generator=torch.Generator().manual_seed(3)).log()
+    soft = torch.softmax((z + g) / 0.5, dim=0)
+    torch.testing.assert_close(NF.gumbel_softmax(z, 0.5, False, 1e-10, 0, gumbels=g), soft, rtol=1e-13, atol=1e-300)
+    hard = NF.gumbel_softmax(z, 0.5, True, dim=0, gumbels=g)
+    assert torch.equal(hard, F.one_hot(soft.argmax(0), 4).T.to(hard.dtype))
+
+
+def test_hf_and_timm_constructor_names():
+    x = torch.linspace(-12, 12, 241, dtype=torch.float64)
+    star = nonlin.get("StarReLU", 2.0, bias_value=-0.5).double()  # timm: scale_value, bias_value
+    assert set(dict(star.named_parameters())) == {"scale", "bias"}  # timm's state-dict names
+    torch.testing.assert_close(star(x), 2.0 * F.relu(x) ** 2 - 0.5, rtol=1e-15, atol=0)
+    xielu = nonlin.get("XIELUActivation", alpha_p_init=1.25, alpha_n_init=0.75, beta=0.25)
+    assert xielu.alpha_p.item() == 1.25 and xielu.alpha_n.item() == 0.75 and xielu._fixed["beta"] == 0.25
+    with pytest.raises(TypeError, match="dtype"):
+        nonlin.get("XIELUActivation", dtype=torch.float32)
+    acts = pytest.importorskip("transformers.activations")
+    clipped = acts.ClippedGELUActivation(-0.1, 5.0)
+    # torch's gelu, x (1 + erf(x / sqrt 2)) / 2, and HF's Laplace cancel to multiples of 2^-53 in the left tail,
+    # where nonlin's are the exact tails (the walk checks that at the defaults against the 50-digit reference)
+    got = nonlin.get("ClippedGELUActivation", -0.1, 5.0)(x)
+    torch.testing.assert_close(got, clipped(x), rtol=1e-13, atol=4e-16)
+    laplace = acts.LaplaceActivation()
+    got = NF.function("LaplaceActivation")(x, 0.5, 0.3)
+    torch.testing.assert_close(got, laplace(x, 0.5, 0.3), rtol=1e-12, atol=4e-16)
