@@ -15,7 +15,12 @@ from nonlin.registry import spec as get_spec
 from nonlin.spec import Alias, Kind, Spec
 
 # Call options a module holds and passes on each call, by kind (entry-specific ones: calling.EXTRA_ARGS).
-_OPTIONS = {Kind.POINTWISE: {"inplace"}, Kind.GATED: {"dim", "layout"}, Kind.NORMALIZER: {"dim"}}
+_OPTIONS = {
+    Kind.POINTWISE: {"inplace"},
+    Kind.GATED: {"dim", "layout"},
+    Kind.NORMALIZER: {"dim"},
+    Kind.SETWISE: {"dim"},
+}
 
 
 class Nonlinearity(nn.Module):
@@ -56,7 +61,7 @@ class Nonlinearity(nn.Module):
         allowed = _OPTIONS[self.spec.kind] | calling.EXTRA_ARGS.get(self.spec.name, set())
         self.options: dict[str, Any] = {k: params.pop(k) for k in list(params) if k in allowed}
         dim = self.options.get("dim", -1)
-        if self.spec.kind is Kind.NORMALIZER:
+        if self.spec.kind in (Kind.NORMALIZER, Kind.SETWISE):
             self.options.pop("dim", None)  # a per-call dim= overrides it
         resolved = self.spec.resolve_params(params)
         self._learned = self._choose_learned(learnable)
