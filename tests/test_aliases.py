@@ -770,6 +770,15 @@ def test_gumbel_softmax_takes_torchs_positions():
     torch.testing.assert_close(NF.gumbel_softmax(z, 0.5, False, 1e-10, 0, gumbels=g), soft, rtol=1e-13, atol=1e-300)
     hard = NF.gumbel_softmax(z, 0.5, True, dim=0, gumbels=g)
     assert torch.equal(hard, F.one_hot(soft.argmax(0), 4).T.to(hard.dtype))
+    # torch's own draw (-log of Exp(1) from the global generator), replayed as nonlin's noise: the same sample
+    torch.manual_seed(5)
+    want = F.gumbel_softmax(z, 0.5, False, 1e-10, 0)
+    torch.manual_seed(5)
+    g = -torch.empty_like(z).exponential_().log()
+    torch.testing.assert_close(NF.gumbel_softmax(z, 0.5, dim=0, gumbels=g), want, rtol=1e-12, atol=1e-300)
+    torch.manual_seed(5)
+    want_hard = F.gumbel_softmax(z, 0.5, True, dim=0)
+    torch.testing.assert_close(NF.gumbel_softmax(z, 0.5, True, dim=0, gumbels=g), want_hard, rtol=0, atol=1e-15)
 
 
 def test_hf_and_timm_constructor_names():
