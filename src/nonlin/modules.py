@@ -125,7 +125,10 @@ class Nonlinearity(nn.Module):
         if self.num_parameters > 1:
             parts.append(f"num_parameters={self.num_parameters}, channel_dim={self.channel_dim}")
         head = self.spec.name
-        if self.borrowed is not None and _key(self.called) != self.spec.name:
+        if self.spec.kind in (Kind.NORMALIZER, Kind.SETWISE) and self.dim != -1:
+            parts.insert(0, f"dim={self.dim!r}")
+        spelled = self.borrowed is not None and calling.class_spelling(self.borrowed, self.called)
+        if self.borrowed is not None and (_key(self.called) != self.spec.name or spelled):
             head += f" as {self.called!r} ({self.borrowed.library})"
         return head + (", " + ", ".join(parts) if parts else "")
 

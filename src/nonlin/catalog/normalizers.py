@@ -204,7 +204,7 @@ _TORCH_DIM = dict(
     positional=("dim", "_stacklevel", "dtype"),
     module_positional=("dim",),
     module_defaults={"dim": None},
-    note="torch's class (nn.Softmax()) defaults to dim=None, torch's deprecated implicit choice (0 for 0-, 1- and "
+    note="torch's class (nn.Softmax(), nn.Softmin(), nn.LogSoftmax()) defaults to dim=None, torch's deprecated implicit choice (0 for 0-, 1- and "
     "3-d input, else 1) with its warning, and so does nonlin.get of the class name; the function's default dim is "
     "nonlin's -1 (the name is nonlin's own too): pass dim=None there for torch's rule",
 )
