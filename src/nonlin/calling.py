@@ -24,10 +24,27 @@ def label(record: Alias) -> str:
     return f"{record.names[0]} ({record.library})"
 
 
+def class_spelling(record: Alias, called: str) -> bool:
+    """Whether `called` spells one of the record's module class names (``"Softmax"``, ``"nn.Softmax"``), not its
+    function (``"softmax"``): the registry folds case, so only the spelling tells torch's nn.Softmax from F.softmax."""
+    name = called.strip()
+    for prefix in ("torch.nn.", "nn."):
+        if name.lower().startswith(prefix):
+            name = name[len(prefix) :]
+    return name in record.names and name[:1].isupper()
+
+
 def bind(
-    record: Alias | None, s: Spec, args: tuple[Any, ...], kwargs: Mapping[str, Any], *, module: bool = False
+    record: Alias | None,
+    s: Spec,
+    args: tuple[Any, ...],
+    kwargs: Mapping[str, Any],
+    *,
+    module: bool = False,
+    called: str = "",
 ) -> tuple[str, dict[str, Any]]:
-    """(entry to compute, its keyword arguments) for a call of `s` through `record` (None: nonlin's own names)."""
+    """(entry to compute, its keyword arguments) for a call of `s` through `record` (None: nonlin's own names).
+    A module built under a class spelling (`called`) takes the record's ``module_defaults`` first."""
     if record is None:
         if args:
             names = ", ".join(p.name for p in s.params) or "none"
@@ -58,6 +75,9 @@ def bind(
             pair = " and ".join(sorted({spelled[ours], upstream}))
             raise TypeError(f"{who}: {pair} are both nonlin's {ours!r}; pass one of them")
         out[ours], spelled[ours] = value, upstream
+    if module and class_spelling(record, called):
+        for k, v in record.module_defaults.items():
+            out.setdefault(k, v)
     for k, v in record.defaults.items():
         out.setdefault(k, v)
     entry = s.name
@@ -140,6 +160,8 @@ def describe(record: Alias) -> str:
         parts.append("arguments " + ", ".join(f"{k} -> {v}" for k, v in record.args.items()))
     if record.defaults:
         parts.append("defaults " + ", ".join(f"{k}={v!r}" for k, v in record.defaults.items()))
+    if record.module_defaults:
+        parts.append("module class defaults " + ", ".join(f"{k}={v!r}" for k, v in record.module_defaults.items()))
     if record.choose:
         for arg, picks in record.choose.items():
             parts.append(f"{arg} picks " + ", ".join(f"{k!r} -> {v}" for k, v in picks.items()))

@@ -15,7 +15,12 @@ from nonlin.registry import spec as get_spec
 from nonlin.spec import Alias, Kind, Spec
 
 # Call options a module holds and passes on each call, by kind (entry-specific ones: calling.EXTRA_ARGS).
-_OPTIONS = {Kind.POINTWISE: {"inplace"}, Kind.GATED: {"dim", "layout"}, Kind.NORMALIZER: {"dim"}}
+_OPTIONS = {
+    Kind.POINTWISE: {"inplace"},
+    Kind.GATED: {"dim", "layout"},
+    Kind.NORMALIZER: {"dim"},
+    Kind.SETWISE: {"dim"},
+}
 
 
 class Nonlinearity(nn.Module):
@@ -32,7 +37,8 @@ class Nonlinearity(nn.Module):
     lambd = 0.5, ``Nonlinearity("Hardtanh", -2.0, 2.0)`` takes torch's positions, ``Nonlinearity("GLU", dim=1)``
     splits value-first along dim 1, ``Nonlinearity("GELU", approximate="tanh")`` is gelu_tanh. Call options:
     ``inplace`` (pointwise; torch's meaning, see `nonlin.functional`), ``dim`` (gated and normalizers; -1 unless
-    the name says otherwise, e.g. Softmax2d: -3), ``layout`` (gated).
+    the name says otherwise: Softmax2d -3; torch's classes Softmax, Softmin, LogSoftmax None, torch's deprecated
+    implicit choice with its warning, as ``nn.Softmax()``), ``layout`` (gated).
     """
 
     def __init__(
@@ -48,14 +54,14 @@ class Nonlinearity(nn.Module):
         super().__init__()
         self.borrowed: Alias | None = convention(name)
         self.called = name  # the name it was built from (a borrowed one shows in repr)
-        entry, params = calling.bind(self.borrowed, get_spec(name), args, params, module=True)
+        entry, params = calling.bind(self.borrowed, get_spec(name), args, params, module=True, called=name)
         num_parameters = params.pop("num_parameters", num_parameters)  # torch's PReLU(num_parameters, init)
         self.spec: Spec = get_spec(entry)
         self._fn = _BASE[self.spec.name]
         allowed = _OPTIONS[self.spec.kind] | calling.EXTRA_ARGS.get(self.spec.name, set())
         self.options: dict[str, Any] = {k: params.pop(k) for k in list(params) if k in allowed}
         dim = self.options.get("dim", -1)
-        if self.spec.kind is Kind.NORMALIZER:
+        if self.spec.kind in (Kind.NORMALIZER, Kind.SETWISE):
             self.options.pop("dim", None)  # a per-call dim= overrides it
         resolved = self.spec.resolve_params(params)
         self._learned = self._choose_learned(learnable)
@@ -119,7 +125,10 @@ class Nonlinearity(nn.Module):
         if self.num_parameters > 1:
             parts.append(f"num_parameters={self.num_parameters}, channel_dim={self.channel_dim}")
         head = self.spec.name
-        if self.borrowed is not None and _key(self.called) != self.spec.name:
+        if self.spec.kind in (Kind.NORMALIZER, Kind.SETWISE) and self.dim != -1:
+            parts.insert(0, f"dim={self.dim!r}")
+        spelled = self.borrowed is not None and calling.class_spelling(self.borrowed, self.called)
+        if self.borrowed is not None and (_key(self.called) != self.spec.name or spelled):
             head += f" as {self.called!r} ({self.borrowed.library})"
         return head + (", " + ", ".join(parts) if parts else "")
 

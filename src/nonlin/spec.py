@@ -88,6 +88,9 @@ class Alias:
       ``approximate``, ``threshold``).
     - ``positional``: the functional form's positional arguments after the input, upstream names, in order;
       ``module_positional``: the module constructor's, where it differs (torch's PReLU(num_parameters, init)).
+    - ``module_defaults``: the module class's defaults where they differ from the function's, applied when the
+      module is built from a class spelling of the record (a name in ``names`` starting with a capital:
+      ``nonlin.get("Softmax")`` is torch's ``nn.Softmax(dim=None)``; ``nonlin.get("softmax")`` stays nonlin's).
     - ``choose``: an upstream argument whose value picks the entry (``{"approximate": {"none": "gelu",
       "tanh": "gelu_tanh"}}``); the record's own entry is the one its default picks.
     - ``ndim``: input ranks the upstream accepts (torch's Softmax2d: 3 or 4), empty for any.
@@ -100,6 +103,7 @@ class Alias:
     defaults: Mapping[str, Any] = field(default_factory=dict)
     positional: tuple[str, ...] = ()
     module_positional: tuple[str, ...] | None = None
+    module_defaults: Mapping[str, Any] = field(default_factory=dict)
     choose: Mapping[str, Mapping[Any, str]] = field(default_factory=dict)
     ndim: tuple[int, ...] = ()
     note: str = ""

@@ -10,7 +10,7 @@ from fractions import Fraction
 import torch
 import torch.nn.functional as F
 
-from nonlin.catalog._build import P, Paper, at, pointwise, props
+from nonlin.catalog._build import Alias, P, Paper, at, pointwise, props, torch_inplace, torch_names
 from nonlin.catalog.smooth import _gelu_grad, _swish, _swish_grad, signed_sum
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -420,6 +420,20 @@ SPECS = [
             P("beta", 0.5, "linear term"),
             P("eps", -1e-6, "clamp of the exponent", high=0.0),
         ),
+        borrowed=(
+            Alias(
+                ("xielu", "XIELUActivation"),
+                "hf",
+                args={"alpha_p_init": "alpha_p", "alpha_n_init": "alpha_n"},
+                positional=("alpha_p_init", "alpha_n_init", "beta", "eps"),
+                note="HF's XIELUActivation(alpha_p_init=0.8, alpha_n_init=0.8, beta=0.5, eps=-1e-6, "
+                "dtype=torch.bfloat16) stores softplus^-1(alpha_p_init) and softplus^-1(alpha_n_init - beta) in "
+                "dtype; nonlin holds the effective values, so HF's default bfloat16 storage makes its effective "
+                "alpha_p 0.800396, alpha_n 0.800869 and eps -9.98378e-7 (up to 0.16% off these); nonlin's module "
+                "parameters are the effective values, not HF's state-dict tensors; dtype and with_vector_loads are "
+                "not accepted",
+            ),
+        ),
         properties=props("bounded_below", "learnable"),
         paper=Paper("Deriving Activation Functions Using Integration", "arXiv:2411.13010", 2024),
         source=(
@@ -456,7 +470,17 @@ SPECS = [
                 init="0.0 (code default; the paper derives -0.4472)",
             ),
         ),
-        aliases=("StarReLU", "starrelu"),
+        borrowed=(
+            Alias(
+                ("StarReLU",),
+                "timm",
+                args={"scale_value": "scale", "bias_value": "bias"},
+                positional=("scale_value", "bias_value"),
+                note="timm.models.metaformer.StarReLU(scale_value=1.0, bias_value=0.0, scale_learnable=True, "
+                "bias_learnable=True, mode, inplace): both learnable by default as here, the same parameter names "
+                "(scale, bias) in the state dict; timm's scale_learnable/bias_learnable are nonlin's learnable=",
+            ),
+        ),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "nonnegative", "sparse", "smooth", "learnable"),
         paper=Paper("MetaFormer Baselines for Vision", "arXiv:2210.13452", 2022),
         source=(
@@ -504,7 +528,8 @@ SPECS = [
         summary="Tanh shrinkage; a series near 0, where the difference cancels.",
         forward=_tanhshrink,
         derivative=lambda m, x: m.square(m.tanh(x)),
-        aliases=("Tanhshrink", "tanh_shrink"),
+        aliases=("tanh_shrink",),  # Keras
+        borrowed=(torch_names("tanhshrink", "Tanhshrink", positional=()),),  # F.tanhshrink(input): no inplace
         properties=props("zero_at_zero", "monotonic", "odd", "smooth"),
         source="torch.nn.Tanhshrink / keras.activations.tanh_shrink: x - tanh(x); f' = tanh(x)^2",
         torch_equivalent=F.tanhshrink,
@@ -520,7 +545,15 @@ SPECS = [
             P("threshold", 1.0, "t (torch: required, no default)"),
             P("value", 0.0, "v, the output at or below t (torch: required, no default)"),
         ),
-        aliases=("Threshold",),
+        borrowed=(
+            _THRESHOLD := torch_names(
+                "threshold",
+                "Threshold",
+                positional=("threshold", "value", "inplace"),
+                note="torch requires threshold and value (no defaults); nonlin's are 1.0 and 0.0",
+            ),
+            torch_inplace(_THRESHOLD, "threshold_"),
+        ),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "nonnegative", "sparse"),
         source="torch.nn.functional.threshold(input, threshold, value): x if x > threshold else value",
         breakpoints=lambda threshold, **_: (threshold,),
@@ -560,6 +593,14 @@ SPECS = [
         forward=_sqrtsoftplus,
         derivative=_sqrtsoftplus_grad,
         aliases=("sqrt_softplus", "SqrtSoftplus"),
+        borrowed=(
+            Alias(
+                ("sqrtsoftplus", "SqrtSoftplusActivation"),
+                "hf",
+                note="HF computes sqrt(F.softplus(x)), so torch's threshold 20: above x = 20 its float64 values are "
+                "sqrt(x) where nonlin's are sqrt(softplus(x)), at most log1p(e^-20) / (2 sqrt(x)) apart",
+            ),
+        ),
         properties=props("monotonic", "bounded_below", "nonnegative", "smooth"),
         source="HF transformers SqrtSoftplusActivation and DeepSeek-V4 scoring_func 'sqrtsoftplus': softplus(x).sqrt()",
         torch_equivalent=lambda x: torch.sqrt(F.softplus(x, threshold=float("inf"))),
@@ -575,7 +616,8 @@ SPECS = [
             P("mu", 0.707107, "location (HF: sqrt(1/2) to 6 digits)"),
             P("sigma", 0.282095, "scale (HF: sqrt(1/(4 pi)) to 6 digits)", low=0.0, low_inclusive=False),
         ),
-        aliases=("LaplaceActivation",),
+        # HF's LaplaceActivation takes mu and sigma in forward(input, mu, sigma): positional after the input there
+        borrowed=(Alias(("laplace", "LaplaceActivation"), "hf", positional=("mu", "sigma")),),
         properties=props("monotonic", "bounded_below", "bounded_above", "nonnegative", "smooth"),
         paper=Paper("Mega: Moving Average Equipped Gated Attention", "arXiv:2209.10655", 2022),
         source="HF transformers LaplaceActivation.forward(input, mu=0.707107, sigma=0.282095); computed as Phi",
@@ -591,7 +633,15 @@ SPECS = [
         forward=_clipped_gelu,
         derivative=_clipped_gelu_grad,
         params=(P("min", -10.0, "lower clip", high=0.0), P("max", 10.0, "upper clip", low=0.0)),
-        aliases=("gelu_10", "ClippedGELUActivation"),
+        borrowed=(
+            Alias(("gelu_10",), "hf", note="ACT2FN's gelu_10 is ClippedGELUActivation(min=-10, max=10)"),
+            Alias(
+                ("ClippedGELUActivation",),
+                "hf",
+                positional=("min", "max"),
+                note="HF's class requires min and max (no defaults); nonlin's are ACT2FN gelu_10's -10 and 10",
+            ),
+        ),
         properties=props("zero_at_zero", "bounded_below", "bounded_above"),
         source="HF transformers ClippedGELUActivation(min, max): clip(gelu(x), min, max); ACT2FN gelu_10 = (-10, 10)",
         breakpoints=_clipped_gelu_breaks,

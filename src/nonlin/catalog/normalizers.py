@@ -198,6 +198,17 @@ def _ref_hardmax(z, keep):
     return [mpmath.mpf(1) / count if k and zi == top else mpmath.mpf(0) for zi, k in zip(z, keep, strict=True)]
 
 
+# torch's softmax-family functions and modules: F.softmax(input, dim=None, _stacklevel=3, dtype=None) and
+# nn.Softmax(dim=None).
+_TORCH_DIM = dict(
+    positional=("dim", "_stacklevel", "dtype"),
+    module_positional=("dim",),
+    module_defaults={"dim": None},
+    note="torch's class (nn.Softmax(), nn.Softmin(), nn.LogSoftmax()) defaults to dim=None, torch's deprecated implicit choice (0 for 0-, 1- and "
+    "3-d input, else 1) with its warning, and so does nonlin.get of the class name; the function's default dim is "
+    "nonlin's -1 (the name is nonlin's own too): pass dim=None there for torch's rule",
+)
+
 SPECS = [
     normalizer(
         name="softmax",
@@ -207,14 +218,7 @@ SPECS = [
         torch_impl=_softmax,
         reference_row=_ref_softmax,
         borrowed=(
-            torch_names(
-                "softmax",
-                "Softmax",
-                positional=("dim", "_stacklevel", "dtype"),
-                module_positional=("dim",),
-                note="torch's default dim=None (an implicit choice torch deprecates) is nonlin's -1; pass dim=None "
-                "for torch's rule (0 for 0-, 1- and 3-d input, else 1)",
-            ),
+            torch_names("softmax", "Softmax", **_TORCH_DIM),
             Alias(("Softmax2d",), "torch", defaults={"dim": -3}, ndim=(3, 4), note="softmax over channels, dim -3"),
             Alias(("jax.nn.softmax", "keras.activations.softmax"), "jax", args={"axis": "dim"}, positional=("axis",)),
         ),

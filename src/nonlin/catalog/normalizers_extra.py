@@ -16,8 +16,8 @@ import mpmath
 import torch
 from mpmath import mp
 
-from nonlin.catalog._build import P, Paper, normalizer, props
-from nonlin.catalog.normalizers import _kept, _ref_softmax, _ref_sparsemax, _ref_threshold_map, _sparsemax
+from nonlin.catalog._build import P, Paper, normalizer, props, torch_names
+from nonlin.catalog.normalizers import _TORCH_DIM, _kept, _ref_softmax, _ref_sparsemax, _ref_threshold_map, _sparsemax
 
 _NEG_INF = -math.inf
 
@@ -288,7 +288,7 @@ SPECS = [
         summary="Log-softmax: log-weights; masked keys and fully masked rows give -inf (exp gives softmax).",
         torch_impl=_log_softmax,
         reference_row=_ref_log_softmax,
-        aliases=("LogSoftmax",),
+        borrowed=(torch_names("log_softmax", "LogSoftmax", **_TORCH_DIM),),
         properties=props("log_domain", "smooth"),
         torch_equivalent=_masked(torch.log_softmax),
         source="torch.nn.functional.log_softmax; computed as (s - max) - log1p(rest), exact where torch's "
@@ -305,7 +305,7 @@ SPECS = [
         summary="Softmin: softmax of the negated scores (torch.nn.Softmin).",
         torch_impl=_softmin,
         reference_row=_ref_softmin,
-        aliases=("Softmin",),
+        borrowed=(torch_names("softmin", "Softmin", **_TORCH_DIM),),
         properties=props("row_normalized", "smooth"),
         torch_equivalent=_masked(torch.nn.functional.softmin, math.inf),
         source="torch.nn.functional.softmin = softmax(-input)",
@@ -328,6 +328,8 @@ SPECS = [
             P("eps", 1e-10, "accepted as torch accepts it (deprecated there, no effect); unused"),
         ),
         extra_inputs=("gumbels",),
+        # F.gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1): tau comes first, not dim
+        borrowed=(torch_names("gumbel_softmax", positional=("tau", "hard", "eps", "dim")),),
         properties=props("row_normalized", "stochastic", "smooth"),
         paper=Paper("Categorical Reparameterization with Gumbel-Softmax", "arXiv:1611.01144", 2016),
         source="torch.nn.functional.gumbel_softmax: G = -log(Exp(1)), softmax((logits + G)/tau), hard "
