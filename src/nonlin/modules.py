@@ -15,7 +15,7 @@ from nonlin.registry import spec as get_spec
 from nonlin.spec import Alias, Kind, Spec
 
 # Call options a module holds and passes on each call, by kind (entry-specific ones: calling.EXTRA_ARGS).
-_OPTIONS = {Kind.POINTWISE: {"inplace"}, Kind.GATED: {"dim", "layout"}, Kind.NORMALIZER: {"dim"}}
+_OPTIONS = {Kind.POINTWISE: {"inplace"}, Kind.GATED: {"dim", "layout"}, Kind.NORMALIZER: {"dim"}, Kind.SETWISE: {"dim"}}
 
 
 class Nonlinearity(nn.Module):
@@ -31,7 +31,7 @@ class Nonlinearity(nn.Module):
     A borrowed name builds the module its library would: ``Nonlinearity("Softshrink")`` has torch's
     lambd = 0.5, ``Nonlinearity("Hardtanh", -2.0, 2.0)`` takes torch's positions, ``Nonlinearity("GLU", dim=1)``
     splits value-first along dim 1, ``Nonlinearity("GELU", approximate="tanh")`` is gelu_tanh. Call options:
-    ``inplace`` (pointwise; torch's meaning, see `nonlin.functional`), ``dim`` (gated and normalizers; -1 unless
+    ``inplace`` (pointwise; torch's meaning, see `nonlin.functional`), ``dim`` (gated, normalizers and set-wise units; -1 unless
     the name says otherwise, e.g. Softmax2d: -3), ``layout`` (gated).
     """
 
@@ -55,7 +55,7 @@ class Nonlinearity(nn.Module):
         allowed = _OPTIONS[self.spec.kind] | calling.EXTRA_ARGS.get(self.spec.name, set())
         self.options: dict[str, Any] = {k: params.pop(k) for k in list(params) if k in allowed}
         dim = self.options.get("dim", -1)
-        if self.spec.kind is Kind.NORMALIZER:
+        if self.spec.kind in (Kind.NORMALIZER, Kind.SETWISE):
             self.options.pop("dim", None)  # a per-call dim= overrides it
         resolved = self.spec.resolve_params(params)
         self._learned = self._choose_learned(learnable)
