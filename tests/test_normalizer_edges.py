@@ -3,8 +3,18 @@ entmax15's double backward on a partial support, an empty `dim`, and rows of onl
 
 Decisions tested here (module docstring of nonlin.catalog.normalizers, README):
 - a -inf score is a masked key, so a row whose scores are all -inf gives zeros and zero gradient, exactly as
-  the same row fully masked does (torch's SDPA, ``torch._safe_softmax``, does the same; torch.softmax gives NaN);
+  the same row fully masked does (torch's SDPA, ``torch._safe_softmax``, does the same; torch.softmax gives NaN).
+  Each entry declares what a masked key gets (``spec.masked_value``: 0, or -inf for log_softmax, the log of the
+  zero weight) and which score masks a key (``spec.masking_score``: -inf, or +inf for softmin);
+- softmin(s) = softmax(-s) on every input, infinities included: +inf is softmin's masked key and an all +inf row
+  its fully masked row; a -inf score is its strongest key (softmax's +inf), so that row is NaN, as torch.softmin
+  gives and as nonlin's softmax gives at +inf. A user who masks softmin's keys with -inf, as for softmax,
+  would otherwise get a silent answer for the opposite intent; NaN says so;
 - an empty `dim` gives the empty result, as torch.softmax does, for every normalizer.
+
+Entries with extra tensor inputs get them from `_extra`: differential_attn's second score set carries the same
+additive mask as the first (one attention mask is added to both score sets), and gumbel_softmax's noise is fixed
+and given to the reference too.
 """
 
 from __future__ import annotations
@@ -72,29 +82,67 @@ def test_entmax15_double_backward_is_finite_and_right_on_a_partial_support():
     assert torch.autograd.gradgradcheck(F.entmax15, (z,))
 
 
+def _extra(name: str, scores: torch.Tensor) -> dict[str, torch.Tensor]:
+    """The extra tensor inputs an entry takes (`spec.extra_inputs`), fixed and of the scores' shape: standard
+    Gumbel draws, serving as gumbel_softmax's noise and as differential_attn's second score set, which gets the
+    scores' masking score where the scores have it (the same additive mask on both score sets)."""
+    s = nonlin.spec(name)
+    u = torch.rand(scores.shape, generator=torch.Generator().manual_seed(7), dtype=torch.float64)
+    g = (-torch.log(-torch.log(u))).to(scores.dtype)
+    out = {}
+    for k in s.extra_inputs:
+        if k == "gumbels":  # noise, not a score: finite everywhere
+            out[k] = g
+        else:
+            out[k] = torch.where(scores.detach() == s.masking_score, s.masking_score, g)
+    return out
+
+
 @pytest.mark.parametrize("name", NORMALIZERS)
 @pytest.mark.parametrize("dim", [-1, 0])
 def test_empty_dim_gives_the_empty_result_like_torch_softmax(name, dim):
     shape = (2, 0) if dim == -1 else (0, 3)
     s = torch.zeros(shape, requires_grad=True)
-    got = F.function(name)(s, dim=dim)
+    extra = _extra(name, s)
+    got = F.function(name)(s, dim=dim, **extra)
     want = torch.softmax(s, dim=dim)
     assert got.shape == want.shape and got.dtype == want.dtype
     got.sum().backward()
     assert s.grad is not None and s.grad.shape == s.shape
     mask = torch.zeros(shape, dtype=torch.bool)
-    assert F.function(name)(s, dim=dim, mask=mask).shape == want.shape
+    assert F.function(name)(s, dim=dim, mask=mask, **extra).shape == want.shape
+    if nonlin.spec(name).stochastic:  # the noise drawn by the entry itself
+        assert F.function(name)(s, dim=dim).shape == want.shape
 
 
 @pytest.mark.parametrize("name", NORMALIZERS)
-def test_all_minus_inf_row_is_a_fully_masked_row(name):
-    s = torch.tensor([[-torch.inf] * 4, [0.5, -torch.inf, 1.0, -2.0], [1.0, 2.0, 0.0, -1.0]], requires_grad=True)
-    w = F.function(name)(s)
-    fully_masked = F.function(name)(torch.randn(1, 4), mask=torch.zeros(1, 4, dtype=torch.bool))
-    assert torch.equal(w[0], torch.zeros(4))  # no key left: zeros, not NaN
+def test_row_of_only_masking_scores_is_a_fully_masked_row(name):
+    spec = nonlin.spec(name)
+    m, masked = spec.masking_score, spec.masked_value
+    s = torch.tensor([[m] * 4, [0.5, m, 1.0, -2.0], [1.0, 2.0, 0.0, -1.0]], requires_grad=True)
+    extra = _extra(name, s)
+    f = F.function(name)
+    w = f(s, **extra)
+    mask = torch.zeros(1, 4, dtype=torch.bool)
+    fully_masked = f(torch.randn(1, 4), mask=mask, **{k: v[:1] for k, v in extra.items()})
+    assert torch.equal(w[0], torch.full((4,), masked))  # no key left: the masked value, not NaN
     assert torch.equal(w[0], fully_masked[0])
-    assert torch.isfinite(w).all()
-    assert w[1, 1] == 0  # a -inf key among finite ones has weight 0
-    w.sum().backward()
+    assert w[1, 1] == masked  # a masking score among finite ones is a masked key
+    live = torch.ones_like(w, dtype=torch.bool)
+    live[0], live[1, 1] = False, False
+    assert torch.isfinite(w[live]).all()
+    w.sum().backward()  # a sum's backward is all ones, log_softmax's -inf values included
     assert torch.isfinite(s.grad).all() and torch.equal(s.grad[0], torch.zeros(4))
-    assert all(float(v) == 0 for v in R.row(name, [float("-inf")] * 4))  # the reference agrees
+    noise = {k: v[0].tolist() for k, v in extra.items()}
+    assert all(float(v) == masked for v in R.row(name, [m] * 4, **noise))  # the reference agrees
+
+
+def test_softmin_is_softmax_of_the_negated_scores_at_infinities():
+    inf = torch.inf
+    s = torch.tensor([[-inf, 0.5, 1.0], [-inf, -inf, 0.0], [-inf] * 3, [inf, 0.5, 1.0], [inf] * 3])
+    got = F.softmin(s)
+    assert torch.equal(got.isnan(), F.softmax(-s).isnan())
+    assert got[:3].isnan().all()  # -inf is softmin's strongest key: NaN as torch.softmin, not a masked key
+    assert torch.nn.functional.softmin(s[:3], dim=-1).isnan().all()
+    assert torch.equal(got[3:], F.softmax(-s[3:])) and torch.equal(got[4], torch.zeros(3))
+    assert torch.allclose(got[3], torch.nn.functional.softmin(s[3], dim=-1))

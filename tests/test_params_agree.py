@@ -1,6 +1,7 @@
 """Agreement with torch at non-default parameters: the catalog-wide tests run at the defaults, so a body that
 mishandles a parameter (a branch, a scale) would pass them. Every entry with a torch equivalent is compared
-with it at each float parameter moved off its default (within its admissible range)."""
+with it at each float parameter moved off its default (within its admissible range) and each boolean parameter
+flipped (logsumexp's keepdim: a flag, never a number)."""
 
 from __future__ import annotations
 
@@ -20,9 +21,12 @@ WITH_TORCH = [
 ]
 
 
-def _moved(s: Spec) -> dict[str, float]:
+def _moved(s: Spec) -> dict[str, float | bool]:
     out = {}
     for p in s.params:
+        if p.boolean:
+            out[p.name] = not p.default
+            continue
         if p.integer or p.default is None:
             continue
         for v in (p.default * 1.3 + (0.1 if p.default >= 0 else -0.1), p.default * 0.7):

@@ -212,8 +212,9 @@ def _normalizer(
     cd = compute_dtype(scores.dtype)
     z = scores.to(cd).movedim(dim, -1)  # [..., n]
     keep = keep.movedim(dim, -1)
-    # rows with at least one key; a -inf score is a masked key, so an all -inf row is a fully masked one
-    alive = (keep & (z != -torch.inf)).any(-1, keepdim=True)
+    # rows with at least one key; a -inf score (softmin: +inf) is a masked key, so a row of only those is a
+    # fully masked one
+    alive = (keep & (z != s.masking_score)).any(-1, keepdim=True)
     # A fully masked row is computed as an unmasked row of zeros and then zeroed, so neither the value
     # nor the gradient ever sees -inf - (-inf).
     z = torch.where(alive, z, 0.0)

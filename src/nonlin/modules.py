@@ -36,9 +36,9 @@ class Nonlinearity(nn.Module):
     A borrowed name builds the module its library would: ``Nonlinearity("Softshrink")`` has torch's
     lambd = 0.5, ``Nonlinearity("Hardtanh", -2.0, 2.0)`` takes torch's positions, ``Nonlinearity("GLU", dim=1)``
     splits value-first along dim 1, ``Nonlinearity("GELU", approximate="tanh")`` is gelu_tanh. Call options:
-    ``inplace`` (pointwise; torch's meaning, see `nonlin.functional`), ``dim`` (gated and normalizers; -1 unless
-    the name says otherwise: Softmax2d -3; torch's classes Softmax, Softmin, LogSoftmax None, torch's deprecated
-    implicit choice with its warning, as ``nn.Softmax()``), ``layout`` (gated).
+    ``inplace`` (pointwise; torch's meaning, see `nonlin.functional`), ``dim`` (gated, normalizers and set-wise
+    units; -1 unless the name says otherwise: Softmax2d -3; torch's classes Softmax, Softmin, LogSoftmax None,
+    torch's deprecated implicit choice with its warning, as ``nn.Softmax()``), ``layout`` (gated).
     """
 
     def __init__(

@@ -58,6 +58,7 @@ PROPERTIES: Mapping[str, str] = {
     "sparse_output": "weights can be exactly zero",
     "signed_output": "weights can be negative (differential attention)",
     "log_domain": "outputs are log-weights: their exp is the row-normalized map; masked keys give -inf",
+    "negated_scores": "weights fall as scores rise (softmin = softmax(-s)): +inf, not -inf, is a masked key's score",
     "batchwise": "set-wise over the whole batch (every row along dim together), not one row at a time",
 }
 
@@ -272,6 +273,12 @@ class Spec:
     def masked_value(self) -> float:
         """What a normalizer gives masked keys and fully masked rows: 0, or -inf for log-domain entries."""
         return -math.inf if "log_domain" in self.properties else 0.0
+
+    @property
+    def masking_score(self) -> float:
+        """The score that masks a key (an additive mask): -inf, or +inf where weights fall as scores rise
+        (softmin). A row whose kept scores are all this value is a fully masked row."""
+        return math.inf if "negated_scores" in self.properties else -math.inf
 
     @property
     def learnable_params(self) -> tuple[Param, ...]:

@@ -4,7 +4,8 @@ Mask convention: True = the key takes part (as SDPA's boolean attn_mask). Masked
 row with no key left gets all zeros, never NaN. A score of -inf is a masked key too (an additive mask), so a
 row whose kept scores are all -inf is a fully masked row: zeros, as a boolean mask gives and as torch's SDPA
 (``torch._safe_softmax``) gives, not the NaN of ``torch.softmax``. An empty `dim` gives the empty result, as
-``torch.softmax`` does. Each entry has a torch implementation (computed in the
+``torch.softmax`` does. An entry whose weights fall as scores rise (softmin: property ``negated_scores``) is
+masked by +inf instead (``spec.masking_score``). Each entry has a torch implementation (computed in the
 compute dtype, moved so that `dim` is last) and an independent row-wise mpmath reference: the sparse
 maps' reference finds the threshold by bisection, not by the sort-based algorithm it checks.
 """

@@ -306,9 +306,14 @@ SPECS = [
         torch_impl=_softmin,
         reference_row=_ref_softmin,
         borrowed=(torch_names("softmin", "Softmin", **_TORCH_DIM),),
-        properties=props("row_normalized", "smooth"),
+        properties=props("row_normalized", "smooth", "negated_scores"),
         torch_equivalent=_masked(torch.nn.functional.softmin, math.inf),
         source="torch.nn.functional.softmin = softmax(-input)",
+        notes=(
+            "softmin(s) = softmax(-s) on every input: a +inf score is a masked key (weight 0) and a row of only "
+            "+inf scores a fully masked row (zeros); a -inf score is the strongest key, softmax's +inf, so its "
+            "row is NaN as in torch.softmin and nonlin's softmax at +inf (IEEE: inf - inf)."
+        ),
     ),
     normalizer(
         name="gumbel_softmax",
