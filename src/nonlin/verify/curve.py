@@ -148,10 +148,10 @@ def build_curve(label: str, f: Fn, df: Fn, breakpoints: tuple[float, ...], inter
         h = max(abs(b), 1.0) * 2.0**-30
         fl_, fr_, fb = (float(f(t)[0]) for t in (left - h, left + h, left))
         dl, dr = (float(df(t).detach()[0]) for t in (left - h, left + h))
-        scale = max(abs(fl_), abs(fr_), abs(fb), 1.0)
-        if abs(fr_ - fl_) > 1e-6 * scale + 4 * h * max(abs(dl), abs(dr), 1.0) or abs(fb - fl_) > 1e-6 * scale + (
-            4 * h * max(abs(dl), abs(dr), 1.0)
-        ):
+        # a jump is what continuity (|f'| h either side) and rounding (relative 1e-9) cannot explain; no absolute
+        # floor, so a small jump (xielu's alpha_n expm1(eps) at 0) is not taken for continuity
+        allowed = 1e-9 * max(abs(fl_), abs(fr_), abs(fb)) + 4 * h * max(abs(dl), abs(dr)) + 1e-300
+        if abs(fr_ - fl_) > allowed or abs(fb - fl_) > allowed:
             jumps.append(b)
             kink[b] = 0
         elif dr > dl + 1e-9 * max(abs(dl), abs(dr), 1.0):

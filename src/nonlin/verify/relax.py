@@ -180,7 +180,7 @@ def gated_relaxation(factors: GatedFactors, gl, gu, vl, vu):
         slack = PRODUCT_MARGIN * (sv.abs() * vmax + sg.abs() * gmax + (cpsi * qb).abs() + (cphi * pb).abs())
         slack = slack + PRODUCT_MARGIN * const.abs() + TINY
         b = b - slack if lower else b + slack
-        return sg, sv, torch.nan_to_num(b, nan=-math.inf if lower else math.inf)
+        return sg, sv, torch.nan_to_num(b, nan=-math.inf if lower else math.inf, posinf=math.inf, neginf=-math.inf)
 
     L1 = plane(Pl, Ql, -Pl * Ql, True)
     L2 = plane(Pu, Qu, -Pu * Qu, True)
