@@ -103,6 +103,14 @@ def lower_intercept(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, a: torch.T
                 xb = torch.where(below, xb, mid)
             ga, dga = _overflow_down(si * curve.f(xa)), si * curve.df(xa) - ai
             bound = ga - ai * xa + torch.clamp(dga, max=0.0) * (xb - xa)
+            # tighter, and exact at a kink inside the bracket (|x| at 0): h = g - a x is convex with h' < 0 at xa
+            # and >= 0 at xb, so h >= max of its two end tangents >= their value where they cross
+            gb, dgb = _overflow_down(si * curve.f(xb)), si * curve.df(xb) - ai
+            ha, hb = ga - ai * xa, gb - ai * xb
+            cross = (hb - ha + dga * xa - dgb * xb) / (dga - dgb)
+            meet = ha + dga * (cross - xa)
+            usable = (dga < 0) & (dgb >= 0) & torch.isfinite(meet) & (cross >= xa) & (cross <= xb)
+            bound = torch.where(usable, torch.maximum(bound, meet), bound)
             bound = torch.nan_to_num(bound, nan=-math.inf, posinf=math.inf, neginf=-math.inf)
             full = torch.full_like(ca, math.inf)
             full[rows, cols] = bound
