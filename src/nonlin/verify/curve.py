@@ -177,7 +177,7 @@ def build_curve(label: str, f: Fn, df: Fn, breakpoints: tuple[float, ...], inter
 
 
 def check_resolution(curve: Curve, xs: torch.Tensor, bps: list[float], d2x: torch.Tensor) -> None:
-    """Refuse a curve whose convexity changes between grid points (ValueError, so `unrelaxable` lists it).
+    """Refuse a curve whose convexity changes between grid points (NotImplementedError: `unrelaxable` lists it).
 
     On each grid cell [x_i, x_i+1] inside one region, a convex f has f'(x_i) <= secant <= f'(x_i+1) and a
     concave f the reverse (a linear one both). A sign change of f'' the grid did not see (smu's erf(mu x)
@@ -189,7 +189,7 @@ def check_resolution(curve: Curve, xs: torch.Tensor, bps: list[float], d2x: torc
     fast = (STEP * d2x.abs() > 16 * (dx.abs() + 1)) & (xs.abs() <= INNER)
     if bool(fast.any()):
         i = int(torch.nonzero(fast)[0])
-        raise ValueError(
+        raise NotImplementedError(
             f"{curve.label}: f'' = {float(d2x[i]):.3g} at x = {float(xs[i]):.6g}: f bends on a scale finer than the "
             f"convexity grid (step {STEP}), so its convexity regions cannot be trusted; not relaxed"
         )
@@ -211,7 +211,7 @@ def check_resolution(curve: Curve, xs: torch.Tensor, bps: list[float], d2x: torc
     bad = inner & finite & (((flags & CONVEX) > 0) & ~ok_convex | ((flags & CONCAVE) > 0) & ~ok_concave)
     if bool(bad.any()):
         i = int(torch.nonzero(bad)[0])
-        raise ValueError(
+        raise NotImplementedError(
             f"{curve.label}: f bends faster than the convexity grid resolves (on [{float(a[i]):.6g}, {float(b[i]):.6g}] "
             f"f' and the secant disagree with the region's convexity); its relaxation would not be sound"
         )
