@@ -12,8 +12,9 @@ arithmetic of nonlin.accuracy instead of by tangents.
 
 What this rests on (and what the tests check with interval arithmetic): a sign change of f'' between two
 grid points 2^-7 apart (inside [-64, 64]) or between consecutive points of the geometric tail grid would go
-unseen. No catalog entry has one; an entry whose parameters make it oscillate faster (snake with a > 100)
-would, and is refused by `Curve.check_resolution`.
+unseen. `check_resolution` refuses (NotImplementedError, so `relax.unrelaxable` lists it) a curve whose f''
+times the grid step is large against f' (smu with mu = 1e6; snake with a > ~100), or one with a grid cell
+whose secant contradicts its region's convexity.
 """
 
 from __future__ import annotations
