@@ -82,8 +82,12 @@ def lower_intercept(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, a: torch.T
     hv = gv - a * cand
     hv = torch.where(valid[None], hv, math.inf)
     hv = torch.nan_to_num(hv, nan=-math.inf, posinf=math.inf, neginf=-math.inf)  # an undefined value gives no bound
-    fmax = torch.where(valid[None], gv.abs(), 0.0).nan_to_num(nan=0.0, posinf=0.0).amax(dim=(0, 1))
     best, where_best = hv.reshape(-1, n).min(0)
+    # the margin needs a candidate's rounding (MARGIN |g_c|) only where it could bring h_c below the best:
+    # MARGIN * fmax >= MARGIN |g_c| - (h_c - best) for every candidate c (exp on [-60, 60]: e^60 is far above)
+    gabs = torch.where(valid[None], gv.abs(), 0.0).nan_to_num(nan=0.0, posinf=0.0)
+    above = (hv - best).nan_to_num(nan=0.0, posinf=math.inf, neginf=0.0)
+    fmax = torch.clamp(gabs - above / MARGIN, min=0.0).nan_to_num(nan=0.0).amax(dim=(0, 1))
     arg = cand.reshape(-1, n).gather(0, where_best[None])[0]
 
     convex_bit = torch.where(sign > 0, CONVEX, CONCAVE)
