@@ -12,8 +12,9 @@ arithmetic of nonlin.accuracy instead of by tangents.
 
 What this rests on (and what the tests check with interval arithmetic): a sign change of f'' between two
 grid points 2^-7 apart (inside [-64, 64]) or between consecutive points of the geometric tail grid would go
-unseen. No catalog entry has one; an entry whose parameters make it oscillate faster (snake with a > 100)
-would, and is refused by `Curve.check_resolution`.
+unseen. `check_resolution` refuses (NotImplementedError, so `relax.unrelaxable` lists it) a curve whose f''
+times the grid step is large against f' (smu with mu = 1e6; snake with a > ~100), or one with a grid cell
+whose secant contradicts its region's convexity.
 """
 
 from __future__ import annotations
@@ -148,10 +149,10 @@ def build_curve(label: str, f: Fn, df: Fn, breakpoints: tuple[float, ...], inter
         h = max(abs(b), 1.0) * 2.0**-30
         fl_, fr_, fb = (float(f(t)[0]) for t in (left - h, left + h, left))
         dl, dr = (float(df(t).detach()[0]) for t in (left - h, left + h))
-        scale = max(abs(fl_), abs(fr_), abs(fb), 1.0)
-        if abs(fr_ - fl_) > 1e-6 * scale + 4 * h * max(abs(dl), abs(dr), 1.0) or abs(fb - fl_) > 1e-6 * scale + (
-            4 * h * max(abs(dl), abs(dr), 1.0)
-        ):
+        # a jump is what continuity (|f'| h either side) and rounding (relative 1e-9) cannot explain; no absolute
+        # floor, so a small jump (xielu's alpha_n expm1(eps) at 0) is not taken for continuity
+        allowed = 1e-9 * max(abs(fl_), abs(fr_), abs(fb)) + 4 * h * max(abs(dl), abs(dr)) + 1e-300
+        if abs(fr_ - fl_) > allowed or abs(fb - fl_) > allowed:
             jumps.append(b)
             kink[b] = 0
         elif dr > dl + 1e-9 * max(abs(dl), abs(dr), 1.0):
@@ -171,7 +172,50 @@ def build_curve(label: str, f: Fn, df: Fn, breakpoints: tuple[float, ...], inter
         else:
             m_pts.append(p)
             m_flags.append(flags[k + 1])
-    return Curve(label, f, df, tuple(m_pts), tuple(m_flags), tuple(jumps), interval_f)
+    curve = Curve(label, f, df, tuple(m_pts), tuple(m_flags), tuple(jumps), interval_f)
+    check_resolution(curve, xs, bps, d2x)
+    return curve
+
+
+def check_resolution(curve: Curve, xs: torch.Tensor, bps: list[float], d2x: torch.Tensor) -> None:
+    """Refuse a curve whose convexity changes between grid points (NotImplementedError: `unrelaxable` lists it).
+
+    On each grid cell [x_i, x_i+1] inside one region, a convex f has f'(x_i) <= secant <= f'(x_i+1) and a
+    concave f the reverse (a linear one both). A sign change of f'' the grid did not see (smu's erf(mu x)
+    with mu = 1e6 bends within 1e-6 of 0) breaks this on the cell that holds it."""
+    edges = sorted(set(curve.points) | set(bps))
+    with torch.no_grad():
+        fx, dx = curve.f(xs), curve.df(xs).detach()
+    # f' moving by far more than its own size within one grid step: features finer than the grid
+    fast = (STEP * d2x.abs() > 16 * (dx.abs() + 1)) & (xs.abs() <= INNER)
+    if bool(fast.any()):
+        i = int(torch.nonzero(fast)[0])
+        raise NotImplementedError(
+            f"{curve.label}: f'' = {float(d2x[i]):.3g} at x = {float(xs[i]):.6g}: f bends on a scale finer than the "
+            f"convexity grid (step {STEP}), so its convexity regions cannot be trusted; not relaxed"
+        )
+    a, b = xs[:-1], xs[1:]
+    secant = (fx[1:] - fx[:-1]) / (b - a)
+    e = torch.tensor(edges, dtype=F64) if edges else torch.empty(0, dtype=F64)
+    # cells that hold a region boundary or breakpoint are excluded (f' is one-sided there)
+    k_a, k_b = torch.searchsorted(e, a, right=False), torch.searchsorted(e, b, right=True)  # edges in [a, b]
+    inner = k_a == k_b
+    if curve.points:
+        region = torch.searchsorted(torch.tensor(curve.points, dtype=F64), a, right=True)
+    else:
+        region = torch.zeros_like(a, dtype=torch.long)
+    flags = torch.tensor(curve.flags, dtype=torch.long)[region]
+    tol = 2.0**-36 * ((fx[1:].abs() + fx[:-1].abs()) / (b - a) + dx[1:].abs() + dx[:-1].abs()) + 1e-300
+    ok_convex = (dx[:-1] - tol <= secant) & (secant <= dx[1:] + tol)
+    ok_concave = (dx[:-1] + tol >= secant) & (secant >= dx[1:] - tol)
+    finite = torch.isfinite(secant) & torch.isfinite(dx[1:]) & torch.isfinite(dx[:-1])
+    bad = inner & finite & (((flags & CONVEX) > 0) & ~ok_convex | ((flags & CONCAVE) > 0) & ~ok_concave)
+    if bool(bad.any()):
+        i = int(torch.nonzero(bad)[0])
+        raise NotImplementedError(
+            f"{curve.label}: f bends faster than the convexity grid resolves (on [{float(a[i]):.6g}, {float(b[i]):.6g}] "
+            f"f' and the secant disagree with the region's convexity); its relaxation would not be sound"
+        )
 
 
 def _torch_fn(body, params, *, after=()) -> Fn:

@@ -36,6 +36,12 @@ def _inward(x: torch.Tensor, toward: torch.Tensor) -> torch.Tensor:
 
 
 @torch.no_grad()
+def _overflow_down(y: torch.Tensor) -> torch.Tensor:
+    """Values of g at or beyond -2^1023 may be an overflow clamped to the largest float (exp(1000)): the
+    minimum of g is then taken as -inf, the only sound answer (an overflow rounds outward)."""
+    return torch.where(y <= -(2.0**1023), -math.inf, y)
+
+
 def lower_intercept(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, a: torch.Tensor, sign=1.0):
     """(b, argmin): b <= min over [xl, xu] of g(x) - a x with g = sign * f; same shapes as xl (broadcast).
 
@@ -66,7 +72,7 @@ def lower_intercept(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, a: torch.T
     uk_in = torch.maximum(_inward(uk, torch.full_like(uk, -math.inf)), lk)
 
     def g(x):
-        return sign * curve.f(x)
+        return _overflow_down(sign * curve.f(x))
 
     def dg(x):
         return sign * curve.df(x)
@@ -75,9 +81,13 @@ def lower_intercept(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, a: torch.T
     gv = g(cand)
     hv = gv - a * cand
     hv = torch.where(valid[None], hv, math.inf)
-    hv = torch.nan_to_num(hv, nan=-math.inf)  # an undefined value gives no bound
-    fmax = torch.where(valid[None], gv.abs(), 0.0).nan_to_num(nan=0.0, posinf=0.0).amax(dim=(0, 1))
+    hv = torch.nan_to_num(hv, nan=-math.inf, posinf=math.inf, neginf=-math.inf)  # an undefined value gives no bound
     best, where_best = hv.reshape(-1, n).min(0)
+    # the margin needs a candidate's rounding (MARGIN |g_c|) only where it could bring h_c below the best:
+    # MARGIN * fmax >= MARGIN |g_c| - (h_c - best) for every candidate c (exp on [-60, 60]: e^60 is far above)
+    gabs = torch.where(valid[None], gv.abs(), 0.0).nan_to_num(nan=0.0, posinf=0.0)
+    above = (hv - best).nan_to_num(nan=0.0, posinf=math.inf, neginf=0.0)
+    fmax = torch.clamp(gabs - above / MARGIN, min=0.0).nan_to_num(nan=0.0).amax(dim=(0, 1))
     arg = cand.reshape(-1, n).gather(0, where_best[None])[0]
 
     convex_bit = torch.where(sign > 0, CONVEX, CONCAVE)
@@ -95,9 +105,17 @@ def lower_intercept(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, a: torch.T
                 below = (si * curve.df(mid) - ai) < 0
                 xa = torch.where(below, mid, xa)
                 xb = torch.where(below, xb, mid)
-            ga, dga = si * curve.f(xa), si * curve.df(xa) - ai
+            ga, dga = _overflow_down(si * curve.f(xa)), si * curve.df(xa) - ai
             bound = ga - ai * xa + torch.clamp(dga, max=0.0) * (xb - xa)
-            bound = torch.nan_to_num(bound, nan=-math.inf)
+            # tighter, and exact at a kink inside the bracket (|x| at 0): h = g - a x is convex with h' < 0 at xa
+            # and >= 0 at xb, so h >= max of its two end tangents >= their value where they cross
+            gb, dgb = _overflow_down(si * curve.f(xb)), si * curve.df(xb) - ai
+            ha, hb = ga - ai * xa, gb - ai * xb
+            cross = (hb - ha + dga * xa - dgb * xb) / (dga - dgb)
+            meet = ha + dga * (cross - xa)
+            usable = (dga < 0) & (dgb >= 0) & torch.isfinite(meet) & (cross >= xa) & (cross <= xb)
+            bound = torch.where(usable, torch.maximum(bound, meet), bound)
+            bound = torch.nan_to_num(bound, nan=-math.inf, posinf=math.inf, neginf=-math.inf)
             full = torch.full_like(ca, math.inf)
             full[rows, cols] = bound
             at = torch.zeros_like(ca)

@@ -21,8 +21,9 @@ from torch import fx, nn
 from torch.fx.passes.shape_prop import ShapeProp
 
 import nonlin.functional as NF
+from nonlin import calling
 from nonlin.modules import Nonlinearity
-from nonlin.registry import resolve
+from nonlin.registry import convention, resolve
 from nonlin.registry import spec as get_spec
 from nonlin.spec import Kind
 
@@ -64,6 +65,7 @@ class Op:
     signs: tuple[float, ...] = ()  # add: the sign of each input
     const: torch.Tensor | None = None  # add: a constant term
     packed: bool = True  # gated: one packed input or (gate, value)
+    layout: str = "gate_value"  # gated, packed: how the input packs gate and value (nonlin.spec.LAYOUTS)
     label: str = ""
 
 
@@ -201,6 +203,8 @@ def _module_op(m: nn.Module, node, index, shape) -> Op:
     if isinstance(m, Nonlinearity):
         s = m.spec
         params = _torch_params(s.name, m._params(len(shape) + 1))
+        if s.kind is Kind.GATED:
+            params.update(m.options)  # layout, dim: how the packed input is split
         return _activation(
             s.name, params, [index[a] for a in node.args if isinstance(a, fx.Node) and a in index], shape
         )
@@ -210,7 +214,13 @@ def _module_op(m: nn.Module, node, index, shape) -> Op:
         raise TypeError(f"verify: unsupported module {type(m).__name__} ({node.target})") from None
     if name == "prelu" and m.weight.numel() != 1:
         raise TypeError("verify: nn.PReLU with num_parameters > 1 (one slope per channel) is not supported")
-    return _activation(name, _module_params(name, m), src, shape)
+    params = _module_params(name, m)
+    if get_spec(name).kind is Kind.GATED:
+        # torch's own module (nn.GLU) packs as torch does: its record's layout, its `dim`
+        record = convention(type(m).__name__)
+        params.update(record.defaults if record is not None else {})
+        params["dim"] = getattr(m, "dim", -1)
+    return _activation(name, params, src, shape)
 
 
 def _bias(b):
@@ -222,7 +232,11 @@ def _activation(name: str, params: dict, src: list[int], shape) -> Op:
     if s.kind is Kind.POINTWISE:
         return Op("pointwise", src[:1], shape, name=s.name, params=params)
     if s.kind is Kind.GATED:
-        return Op("gated", src, shape, name=s.name, params=params, packed=len(src) == 1)
+        params = dict(params)
+        layout, dim = params.pop("layout", "gate_value"), params.pop("dim", -1)
+        if len(src) == 1 and dim not in (-1, len(shape)):
+            raise TypeError(f"verify: {s.name} packed along dim={dim}; only the last dimension is supported")
+        return Op("gated", src, shape, name=s.name, params=params, packed=len(src) == 1, layout=layout)
     raise TypeError(f"verify: normalizer {s.name} inside a model is not supported (bound propagation covers MLP/CNNs)")
 
 
@@ -234,8 +248,11 @@ def _function_op(node, index, consts, shape, targs) -> Op:
     fn = node.target
     if id(fn) in _NONLIN_FUNCTIONS:
         name = _NONLIN_FUNCTIONS[id(fn)]
-        params = {k: v for k, v in node.kwargs.items() if k not in ("training",)}
-        return _activation(name, params, [index[a] for a in targs], shape)
+        # the call as the function reads it: a borrowed name (torch's glu) has its own defaults and layout
+        rest = tuple(a for a in node.args if not isinstance(a, fx.Node))
+        kwargs = {k: v for k, v in node.kwargs.items() if k != "training"}
+        entry, params = calling.bind(convention(name), get_spec(name), rest, kwargs)
+        return _activation(entry, params, [index[a] for a in targs], shape)
     if fn in (operator.add, torch.add, operator.sub, torch.sub):
         return _add_op(node, index, consts, shape, fn in (operator.sub, torch.sub))
     if fn in (operator.mul, torch.mul, operator.truediv, torch.div):

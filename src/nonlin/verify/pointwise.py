@@ -67,7 +67,7 @@ def _lower_line(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, sign: torch.Te
     is_concave = one & ~is_convex & ((flags & concave_bit) > 0)
     a = torch.where(is_convex, dg_mid, secant)
     b = torch.where(is_convex, tan_b, sec_b)
-    b = torch.nan_to_num(b, nan=-math.inf)
+    b = torch.nan_to_num(b, nan=-math.inf, posinf=math.inf, neginf=-math.inf)
     mixed = ~(is_convex | is_concave)
     if bool(mixed.any()):
         am, bm = _envelope_line(curve, xl[mixed], xu[mixed], sign[mixed])

@@ -87,11 +87,28 @@ def _ibp(op: Op, ins: list[Bound]) -> Bound:
         return Bound(lo, hi)
     if op.kind == "gated":
         if op.packed:
-            lo, hi = interval(op.name, ins[0].lo, ins[0].hi, **op.params)
+            (gl, vl), (gu, vu) = _unpack(op, ins[0].lo), _unpack(op, ins[0].hi)
+            lo, hi = interval(op.name, (gl, vl), (gu, vu), **op.params)
         else:
             lo, hi = interval(op.name, (ins[0].lo, ins[1].lo), (ins[0].hi, ins[1].hi), **op.params)
         return Bound(lo, hi)
     raise AssertionError(op.kind)
+
+
+def _unpack(op: Op, packed: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """A gated op's packed input [..., 2d] -> (gate, value), as the op's layout packs them."""
+    d = packed.shape[-1] // 2
+    if op.layout == "interleaved":
+        return packed[..., 0::2], packed[..., 1::2]
+    first, second = packed[..., :d], packed[..., d:]
+    return (first, second) if op.layout == "gate_value" else (second, first)
+
+
+def _pack(op: Op, gate: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
+    """The inverse of `_unpack` (coefficients of the gate and the value back in the input's order)."""
+    if op.layout == "interleaved":
+        return torch.stack([gate, value], -1).flatten(-2)
+    return torch.cat([gate, value] if op.layout == "gate_value" else [value, gate], -1)
 
 
 def _sum_tail(t: torch.Tensor) -> torch.Tensor:
@@ -128,8 +145,7 @@ class Propagator:
         factors = gated_factors(op.name, op.params)
         if op.packed:
             b = bounds[op.inputs[0]]
-            d = b.lo.shape[-1] // 2
-            gl, gu, vl, vu = b.lo[..., :d], b.hi[..., :d], b.lo[..., d:], b.hi[..., d:]
+            (gl, vl), (gu, vu) = _unpack(op, b.lo), _unpack(op, b.hi)
         else:
             gl, gu = bounds[op.inputs[0]].lo, bounds[op.inputs[0]].hi
             vl, vu = bounds[op.inputs[1]].lo, bounds[op.inputs[1]].hi
@@ -226,7 +242,7 @@ class Propagator:
             c = _sum_tail(Ap * bl + An * bu)
             m = _sum_tail(Ap * bl.abs() - An * bu.abs())
             if op.packed:
-                return [(op.inputs[0], torch.cat([Ag, Av], -1), c, m)]
+                return [(op.inputs[0], _pack(op, Ag, Av), c, m)]
             return [(op.inputs[0], Ag, c, m), (op.inputs[1], Av, zero, zero)]
         raise AssertionError(op.kind)
 

@@ -180,7 +180,7 @@ def gated_relaxation(factors: GatedFactors, gl, gu, vl, vu):
         slack = PRODUCT_MARGIN * (sv.abs() * vmax + sg.abs() * gmax + (cpsi * qb).abs() + (cphi * pb).abs())
         slack = slack + PRODUCT_MARGIN * const.abs() + TINY
         b = b - slack if lower else b + slack
-        return sg, sv, torch.nan_to_num(b, nan=-math.inf if lower else math.inf)
+        return sg, sv, torch.nan_to_num(b, nan=-math.inf if lower else math.inf, posinf=math.inf, neginf=-math.inf)
 
     L1 = plane(Pl, Ql, -Pl * Ql, True)
     L2 = plane(Pu, Qu, -Pu * Qu, True)
@@ -234,7 +234,7 @@ def _split_gated(name: str, lower, upper):
 
 @lru_cache(maxsize=64)
 def _normalizer_form(name: str, n: int, items: tuple) -> tuple[str, Curve | None]:
-    """('elementwise', curve) or ('monotone', None), checked on samples; NotImplementedError otherwise."""
+    """('elementwise', curve), ('monotone', None) or ('antitone', None), checked on samples; NotImplementedError otherwise."""
     s = get_spec(name)
     p = dict(items)
     if s.kind is Kind.SETWISE:
@@ -255,7 +255,7 @@ def _normalizer_form(name: str, n: int, items: tuple) -> tuple[str, Curve | None
     gen = torch.Generator().manual_seed(1)
     z = torch.randn(64, n, generator=gen, dtype=F64) * 3
     base = w(z)
-    elementwise, monotone = True, True
+    elementwise, monotone, antitone = True, True, True
     for j in range(min(n, 4)):
         bumped = z.clone()
         bumped[:, j] += 0.5
@@ -266,6 +266,8 @@ def _normalizer_form(name: str, n: int, items: tuple) -> tuple[str, Curve | None
             elementwise = False
         if bool((own < -1e-15).any()) or bool((others > 1e-15).any()):
             monotone = False
+        if bool((own > 1e-15).any()) or bool((others < -1e-15).any()):
+            antitone = False  # softmin: non-increasing in its own score, non-decreasing in the others
     if elementwise:
 
         def f(x):
@@ -274,10 +276,15 @@ def _normalizer_form(name: str, n: int, items: tuple) -> tuple[str, Curve | None
         return "elementwise", build_curve(f"{name}[n={n}]", f, _autograd_df(f), (0.0,))
     if monotone:
         return "monotone", None
+    if antitone:
+        return "antitone", None
     raise NotImplementedError(f"{name}: its weights are not monotone in the scores (checked on samples)")
 
 
-def _normalizer_range(s: Spec, l64, u64, p):
+def _normalizer_range(s: Spec, l64, u64, p, kind: str = "monotone"):
+    if kind == "antitone":  # the same two corners, with the roles of the ends swapped
+        lo, hi = _normalizer_range(s, u64, l64, p)
+        return lo, hi
     n = l64.shape[-1]
     eye = torch.eye(n, dtype=torch.bool)
     keep = torch.ones((*l64.shape, n), dtype=torch.bool)
@@ -356,7 +363,7 @@ def relax(
     if kind == "elementwise":
         al, bl, au, bu = lines(curve, l64, u64)
     else:
-        lo, hi = _normalizer_range(s, l64, u64, p)
+        lo, hi = _normalizer_range(s, l64, u64, p, kind)
         al, bl, au, bu = torch.zeros_like(lo), lo, torch.zeros_like(hi), hi
     dtype = F64 if lower.dtype == F64 else torch.float32
     al, bl = round_line(al, bl, l64, u64, dtype, lower=True)
@@ -400,7 +407,7 @@ def interval(name: str, lower, upper, /, *, dim: int = -1, **params) -> tuple[to
         lo, hi = _gated_range(gated_factors(s.name, params), gl, gu, vl, vu)
     else:
         l64, u64, p, kind, curve = _normalizer_setup(s, lower, upper, dim, params)
-        lo, hi = exact_range(curve, l64, u64) if kind == "elementwise" else _normalizer_range(s, l64, u64, p)
+        lo, hi = exact_range(curve, l64, u64) if kind == "elementwise" else _normalizer_range(s, l64, u64, p, kind)
         lo, hi = lo.movedim(-1, dim), hi.movedim(-1, dim)
         dtype = lower.dtype
     return outward(lo, hi, F64 if dtype == F64 else torch.float32)
