@@ -55,8 +55,9 @@ def certified_accuracy(
 ) -> dict[str, float] | None:
     """``{crown@eps=E: certified accuracy}`` on (a seeded subset of ``samples`` of) ``problem.held_out``;
     None when the task is not a classification (integer labels, logits [n, classes]). A model the verifier
-    cannot trace, or one over ``max_macs`` (`crown_macs`), raises NotImplementedError with the reason (the
+    cannot trace, or one over ``max_macs`` (`crown_macs`), raises `MetricSkipped` with the reason (the
     run records it as skipped). ``functools.partial(certified_accuracy, max_macs=None)`` lifts the cap."""
+    from nonlin.arena.metrics import MetricSkipped  # metrics imports this module
     from nonlin.verify import margin_bounds
 
     x, y = problem.held_out
@@ -66,7 +67,7 @@ def certified_accuracy(
         return None
     macs = crown_macs(model)
     if max_macs is not None and macs > max_macs:
-        raise NotImplementedError(
+        raise MetricSkipped(
             f"CROWN would take ~{macs:.2g} multiply-adds per sample, over the per-run cap {max_macs:.2g} "
             "(nonlin.arena.certified.MAX_MACS)"
         )
@@ -90,7 +91,7 @@ def certified_accuracy(
                     m = margin_bounds(model, x[todo], y[todo], e, METHOD)
                 except TypeError as err:
                     if str(err).startswith("verify:"):  # an op or module bound propagation does not cover
-                        raise NotImplementedError(str(err)) from None
+                        raise MetricSkipped(str(err)) from None
                     raise
                 certified[todo] = (m > 0).all(-1)
             out[suffix(e)] = float(certified.float().mean())

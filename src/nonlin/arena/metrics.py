@@ -2,7 +2,7 @@
 
 A hook is called once per run, after training, on the primary problem's model (in eval mode) and the
 Problem itself (``problem.held_out`` is the test split ``(x, y)`` where the task has one); it returns a
-number, a ``{suffix: number}`` dict, or None when it does not apply; it raises NotImplementedError(reason)
+number, a ``{suffix: number}`` dict, or None when it does not apply; it raises `MetricSkipped(reason)`
 when it applies to the task but cannot measure this model (the run records "skipped: reason"). Its values are stored in the run's
 ``metrics`` column and shown as columns of the leaderboard (mean and 95% interval over seeds), next to the
 task's metric; they do not change the ranking.
@@ -25,7 +25,12 @@ from typing import Any
 
 from torch import nn
 
-from nonlin.arena import certified
+
+class MetricSkipped(Exception):  # a verdict, not an error: the run stays ok
+    """Raised by a hook that applies to the task but cannot measure this model; the run records the reason."""
+
+
+from nonlin.arena import certified  # noqa: E402  (certified raises MetricSkipped)
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ import torch
 import nonlin
 from nonlin.arena import integrations
 from nonlin.arena.acts import Act
-from nonlin.arena.metrics import RunMetric
+from nonlin.arena.metrics import MetricSkipped, RunMetric
 from nonlin.arena.tasks.base import Problem, Task, learned_threshold
 
 MAX_CURVE_POINTS = 200  # loss curves are thinned to at most this many points (evenly by step) before storing
@@ -341,14 +341,14 @@ def execute(spec: RunSpec) -> RunResult:
 
 def _measure_hooks(spec: RunSpec, problem: Problem, res: RunResult) -> None:
     """The per-run metric hooks; one that raises says why in `error` ("metric X skipped: ..." for
-    NotImplementedError, no value; "metric X failed: ...", value NULL, otherwise); the run itself trained fine,
+    MetricSkipped, no value; "metric X failed: ...", value NULL, otherwise); the run itself trained fine,
     so it stays ok."""
     for hook in spec.metrics:
         if not hook.applies(spec.task.name, problem):
             continue
         try:
             res.metrics.update(hook.measure(problem.model, problem))
-        except NotImplementedError as err:  # the hook cannot measure this model: no value, not a failure
+        except MetricSkipped as err:  # the hook cannot measure this model: no value, not a failure
             note = f"metric {hook.name} skipped: {err}"
             res.error = f"{res.error}\n{note}" if res.error else note
         except Exception as err:
