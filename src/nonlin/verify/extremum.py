@@ -14,6 +14,7 @@ arithmetic the tests prove bounds with assumes erf within 2^-34).
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 import torch
@@ -23,16 +24,12 @@ from nonlin.verify.curve import CONCAVE, CONVEX, Curve
 MARGIN = 2.0**-30
 TINY = 2.0**-1000
 SLOPE_FLOOR = 2.0**-12  # slope-error term in the margin: f' is accurate to ~2^-52 absolute at order-1 sizes
-BISECTIONS = 20
+BRACKET_STEPS = 10  # f' evaluations that shrink the bracket of an interior minimum
 F64 = torch.float64
 
 
 def margin(fmax: torch.Tensor, a: torch.Tensor, xmax: torch.Tensor) -> torch.Tensor:
     return MARGIN * (fmax + (a.abs() + SLOPE_FLOOR) * xmax) + TINY
-
-
-def _inward(x: torch.Tensor, toward: torch.Tensor) -> torch.Tensor:
-    return torch.nextafter(x, toward)
 
 
 @torch.no_grad()
@@ -42,6 +39,58 @@ def _overflow_down(y: torch.Tensor) -> torch.Tensor:
     return torch.where(y <= -(2.0**1023), -math.inf, y)
 
 
+@lru_cache(maxsize=512)
+def _tables(curve: Curve):
+    """The curve's region tables as tensors (built once per curve, not per call)."""
+    pts = torch.tensor(curve.points, dtype=F64)
+    inf = torch.tensor([math.inf], dtype=F64)
+    return pts, torch.cat([-inf, pts]), torch.cat([pts, inf]), torch.tensor(curve.flags, dtype=torch.long)
+
+
+def _convex_minimum(curve: Curve, xa, xb, fa, fb, a, sign):
+    """A lower bound of min over [xa, xb] of h(x) = g(x) - a x, g = sign * f convex there, h'(xa) = fa < 0 < fb.
+
+    The bracket is shrunk by false position and bisection on h' together, BRACKET_STEPS evaluations of
+    f' in all. The bound is the best of h(xa) + h'(xa)(xb - xa),
+    h(xb) - h'(xb)(xb - xa) and the value where the tangents of h at the two ends cross (h lies above both;
+    for h = c (x - x*)^2 it is short of the minimum by c d_a d_b, d the distances of the ends to x*), each
+    counted with the rounding of the values it uses. Returns (bound, where the minimum is estimated,
+    the |g| whose rounding the bound carries, for the margin)."""
+    for _ in range(BRACKET_STEPS):
+        # the false-position point and the midpoint, in one evaluation of f': the bracket at least halves
+        # each step, and shrinks superlinearly where h' is smooth
+        fp = (xa * fb - xb * fa) / (fb - fa)
+        half = xa + (xb - xa) / 2
+        fp = torch.where((fp > xa) & (fp < xb), fp, half)
+        t = torch.stack([fp, half])
+        dt = sign * curve.df(t) - a
+        for i in (0, 1):
+            left = (dt[i] < 0) & (t[i] > xa)  # the root is right of t: t becomes the new xa
+            right = ~(dt[i] < 0) & (t[i] < xb)
+            xa, fa = torch.where(left, t[i], xa), torch.where(left, dt[i], fa)
+            xb, fb = torch.where(right, t[i], xb), torch.where(right, dt[i], fb)
+    gab = _overflow_down(sign * curve.f(torch.stack([xa, xb])))
+    ga, gb = gab[0], gab[1]
+    ha, hb = ga - a * xa, gb - a * xb
+    mag_a, mag_b = ga.abs(), gb.abs()
+    # h lies above its tangent at each end: bounds from one end (their rounding is that end's)...
+    from_a = ha + torch.clamp(fa, max=0.0) * (xb - xa)
+    from_b = hb - torch.clamp(fb, min=0.0) * (xb - xa)
+    # ...and, tighter and exact at a kink inside the bracket (|x| at 0), the value where the two tangents cross
+    # (h' < 0 at xa and >= 0 at xb: h >= the max of the two tangents >= their value where they cross)
+    cross = (hb - ha + fa * xa - fb * xb) / (fa - fb)
+    meet = ha + fa * (cross - xa)
+    usable = (fa < 0) & (fb >= 0) & torch.isfinite(meet) & (cross >= xa) & (cross <= xb)
+    meet = torch.where(usable, meet, -math.inf)
+    mag_m = torch.maximum(mag_a, mag_b)
+    cands = torch.stack([from_a, from_b, meet]).nan_to_num(nan=-math.inf, posinf=math.inf, neginf=-math.inf)
+    mags = torch.stack([mag_a, mag_b, mag_m]).nan_to_num(0.0, 0.0, 0.0)
+    pick = (cands - MARGIN * mags).argmax(0, keepdim=True)
+    bound, mag = cands.gather(0, pick)[0], mags.gather(0, pick)[0]
+    at = torch.where(usable, cross, torch.where(-fa < fb, xa, xb))
+    return bound, at, mag
+
+
 def lower_intercept(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, a: torch.Tensor, sign=1.0):
     """(b, argmin): b <= min over [xl, xu] of g(x) - a x with g = sign * f; same shapes as xl (broadcast).
 
@@ -49,83 +98,72 @@ def lower_intercept(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, a: torch.T
     `argmin` is where the minimum is (for the envelope-theorem gradient db/da)."""
     sign = torch.as_tensor(sign, dtype=F64)
     shape = torch.broadcast_shapes(xl.shape, xu.shape, a.shape, sign.shape)
-    xl, xu, a, sign = (t.expand(shape).reshape(-1).contiguous() for t in (xl, xu, a, sign))
+    xl, xu, a, sign = (t.expand(shape).reshape(-1) for t in (xl, xu, a, sign))
     n = xl.numel()
-    pts = torch.tensor(curve.points, dtype=F64)
+    pts, lo_edges, hi_edges, flag_table = _tables(curve)
     n_regions = len(curve.flags)
-    lo_edges = torch.cat([torch.tensor([-math.inf], dtype=F64), pts])
-    hi_edges = torch.cat([pts, torch.tensor([math.inf], dtype=F64)])
     # Only the regions [xl, xu] meets: slot j of element i is region k_lo[i] + j.
-    k_lo = torch.searchsorted(pts, xl, right=False) if len(pts) else torch.zeros(n, dtype=torch.long)
-    k_hi = torch.searchsorted(pts, xu, right=False) if len(pts) else torch.zeros(n, dtype=torch.long)
-    slots = int((k_hi - k_lo).max()) + 1 if n else 1
-    ks = k_lo[None] + torch.arange(slots)[:, None]  # [M, n]
-    valid = ks <= k_hi[None]
-    ks = torch.clamp(ks, max=n_regions - 1)
-    flags = torch.tensor(curve.flags, dtype=torch.long)[ks]
-    lk = torch.maximum(xl[None], lo_edges[ks])  # [M, n]
-    uk = torch.minimum(xu[None], hi_edges[ks])
-    valid &= lk <= uk
-    lk = torch.where(valid, lk, xl[None])
-    uk = torch.where(valid, uk, xl[None])
-    lk_in = torch.minimum(_inward(lk, torch.full_like(lk, math.inf)), uk)
-    uk_in = torch.maximum(_inward(uk, torch.full_like(uk, -math.inf)), lk)
+    if len(pts):
+        k_lo, k_hi = torch.searchsorted(pts, xl), torch.searchsorted(pts, xu)
+        slots = int((k_hi - k_lo).max()) + 1 if n else 1
+    else:
+        k_lo = k_hi = torch.zeros(n, dtype=torch.long)
+        slots = 1
+    if slots == 1:
+        ks, valid = k_lo[None], torch.ones(1, n, dtype=torch.bool)
+        lk, uk = xl[None], xu[None]
+    else:
+        ks = k_lo[None] + torch.arange(slots)[:, None]  # [M, n]
+        valid = ks <= k_hi[None]
+        ks = torch.clamp(ks, max=n_regions - 1)
+        lk = torch.maximum(xl[None], lo_edges[ks])  # [M, n]
+        uk = torch.minimum(xu[None], hi_edges[ks])
+        valid &= lk <= uk
+        lk = torch.where(valid, lk, xl[None])
+        uk = torch.where(valid, uk, xl[None])
+    flags = flag_table[ks]
+    lk_in = torch.minimum(torch.nextafter(lk, uk), uk)  # one ulp inside (one-sided limits at jumps)
+    uk_in = torch.maximum(torch.nextafter(uk, lk), lk)
 
-    def g(x):
-        return _overflow_down(sign * curve.f(x))
-
-    def dg(x):
-        return sign * curve.df(x)
-
-    cand = torch.stack([lk, uk, lk_in, uk_in])  # [4, K, n]
-    gv = g(cand)
+    cand = torch.stack([lk, uk, lk_in, uk_in])  # [4, M, n]
+    gv = _overflow_down(sign * curve.f(cand))
     hv = gv - a * cand
-    hv = torch.where(valid[None], hv, math.inf)
+    if slots > 1:
+        hv = torch.where(valid[None], hv, math.inf)
     hv = torch.nan_to_num(hv, nan=-math.inf, posinf=math.inf, neginf=-math.inf)  # an undefined value gives no bound
     best, where_best = hv.reshape(-1, n).min(0)
     # the margin needs a candidate's rounding (MARGIN |g_c|) only where it could bring h_c below the best:
     # MARGIN * fmax >= MARGIN |g_c| - (h_c - best) for every candidate c (exp on [-60, 60]: e^60 is far above)
-    gabs = torch.where(valid[None], gv.abs(), 0.0).nan_to_num(nan=0.0, posinf=0.0)
+    gabs = gv.abs() if slots == 1 else torch.where(valid[None], gv.abs(), 0.0)
+    gabs = gabs.nan_to_num(nan=0.0, posinf=0.0)
     above = (hv - best).nan_to_num(nan=0.0, posinf=math.inf, neginf=0.0)
-    fmax = torch.clamp(gabs - above / MARGIN, min=0.0).nan_to_num(nan=0.0).amax(dim=(0, 1))
+    fmax = torch.clamp(gabs - above / MARGIN, min=0.0).nan_to_num(nan=0.0).reshape(-1, n).amax(0)
     arg = cand.reshape(-1, n).gather(0, where_best[None])[0]
 
     convex_bit = torch.where(sign > 0, CONVEX, CONCAVE)
     is_conv = valid & ((flags & convex_bit[None]) > 0) & (flags != (CONVEX | CONCAVE))
     if bool(is_conv.any()):
-        ca, cb, cv = lk_in, uk_in, is_conv  # [M, n]
-        da, db_ = dg(ca) - a, dg(cb) - a
-        inside = cv & (da < 0) & (db_ > 0)
+        # where the minimum is inside a convex region: h' < 0 just inside its left end and > 0 inside its right
+        rows, cols = torch.nonzero(is_conv, as_tuple=True)
+        ca, cb, ai, si = lk_in[rows, cols], uk_in[rows, cols], a[cols], sign[cols]
+        d = si.repeat(2) * curve.df(torch.cat([ca, cb])) - ai.repeat(2)
+        da, db_ = d[: len(ca)], d[len(ca) :]
+        inside = (da < 0) & (db_ > 0)
         if bool(inside.any()):
-            # bisection only where the minimum is inside a convex region
-            rows, cols = torch.nonzero(inside, as_tuple=True)
-            xa, xb, ai, si = ca[rows, cols], cb[rows, cols], a[cols], sign[cols]
-            for _ in range(BISECTIONS):
-                mid = xa + (xb - xa) / 2
-                below = (si * curve.df(mid) - ai) < 0
-                xa = torch.where(below, mid, xa)
-                xb = torch.where(below, xb, mid)
-            ga, dga = _overflow_down(si * curve.f(xa)), si * curve.df(xa) - ai
-            bound = ga - ai * xa + torch.clamp(dga, max=0.0) * (xb - xa)
-            # tighter, and exact at a kink inside the bracket (|x| at 0): h = g - a x is convex with h' < 0 at xa
-            # and >= 0 at xb, so h >= max of its two end tangents >= their value where they cross
-            gb, dgb = _overflow_down(si * curve.f(xb)), si * curve.df(xb) - ai
-            ha, hb = ga - ai * xa, gb - ai * xb
-            cross = (hb - ha + dga * xa - dgb * xb) / (dga - dgb)
-            meet = ha + dga * (cross - xa)
-            usable = (dga < 0) & (dgb >= 0) & torch.isfinite(meet) & (cross >= xa) & (cross <= xb)
-            bound = torch.where(usable, torch.maximum(bound, meet), bound)
-            bound = torch.nan_to_num(bound, nan=-math.inf, posinf=math.inf, neginf=-math.inf)
-            full = torch.full_like(ca, math.inf)
+            rows, cols = rows[inside], cols[inside]
+            bound, at, g_abs = _convex_minimum(
+                curve, ca[inside], cb[inside], da[inside], db_[inside], ai[inside], si[inside]
+            )
+            full = torch.full((slots, n), math.inf, dtype=F64)
             full[rows, cols] = bound
-            at = torch.zeros_like(ca)
-            at[rows, cols] = xa
-            gabs = torch.zeros_like(ca)
-            gabs[rows, cols] = ga.abs().nan_to_num(0.0, 0.0, 0.0)
-            fmax = torch.maximum(fmax, gabs.amax(0))
+            where = torch.zeros((slots, n), dtype=F64)
+            where[rows, cols] = at
+            gfull = torch.zeros((slots, n), dtype=F64)
+            gfull[rows, cols] = g_abs
+            fmax = torch.maximum(fmax, gfull.amax(0))
             cb_best, cw = full.min(0)
             take = cb_best < best
-            arg = torch.where(take, at.gather(0, cw[None])[0], arg)
+            arg = torch.where(take, where.gather(0, cw[None])[0], arg)
             best = torch.where(take, cb_best, best)
 
     uv = valid & (flags == 0)
