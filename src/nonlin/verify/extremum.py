@@ -24,6 +24,7 @@ from nonlin.verify.curve import CONCAVE, CONVEX, Curve
 MARGIN = 2.0**-30
 TINY = 2.0**-1000
 SLOPE_FLOOR = 2.0**-12  # slope-error term in the margin: f' is accurate to ~2^-52 absolute at order-1 sizes
+SLOPE_SLACK = 2.0**-40  # relative rounding allowed to a computed h' = f' - a times a distance
 BRACKET_STEPS = 10  # f' evaluations that shrink the bracket of an interior minimum
 F64 = torch.float64
 
@@ -74,8 +75,8 @@ def _convex_minimum(curve: Curve, xa, xb, fa, fb, a, sign):
     ha, hb = ga - a * xa, gb - a * xb
     mag_a, mag_b = ga.abs(), gb.abs()
     # h lies above its tangent at each end: bounds from one end (their rounding is that end's)...
-    from_a = ha + torch.clamp(fa, max=0.0) * (xb - xa)
-    from_b = hb - torch.clamp(fb, min=0.0) * (xb - xa)
+    from_a = ha + torch.clamp(fa, max=0.0) * (xb - xa) * (1 + SLOPE_SLACK)  # with the rounding of h'
+    from_b = hb - torch.clamp(fb, min=0.0) * (xb - xa) * (1 + SLOPE_SLACK)
     # ...and, tighter and exact at a kink inside the bracket (|x| at 0), the value where the two tangents cross
     # (h' < 0 at xa and >= 0 at xb: h >= the max of the two tangents >= their value where they cross)
     cross = (hb - ha + fa * xa - fb * xb) / (fa - fb)
@@ -91,13 +92,21 @@ def _convex_minimum(curve: Curve, xa, xb, fa, fb, a, sign):
     return bound, at, mag
 
 
-def lower_intercept(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, a: torch.Tensor, sign=1.0):
+def lower_intercept(
+    curve: Curve, xl: torch.Tensor, xu: torch.Tensor, a: torch.Tensor, sign=1.0, *, touch: torch.Tensor | None = None
+):
     """(b, argmin): b <= min over [xl, xu] of g(x) - a x with g = sign * f; same shapes as xl (broadcast).
 
     Works on float64 tensors; `sign` is +-1, a number or a tensor (lower and upper bounds in one call);
-    `argmin` is where the minimum is (for the envelope-theorem gradient db/da)."""
+    `argmin` is where the minimum is (for the envelope-theorem gradient db/da). `touch` (optional) is a
+    point where the line is known to (nearly) touch g, as for a tangent at `touch`: in the convex region
+    that holds it, the bound there is g's tangent at `touch`, h(t) + h'(t)(x - t), taken at the region's
+    ends (sound for any touch point; tight when h'(t) is ~0), instead of a search for the minimum."""
     sign = torch.as_tensor(sign, dtype=F64)
     shape = torch.broadcast_shapes(xl.shape, xu.shape, a.shape, sign.shape)
+    if touch is not None:
+        shape = torch.broadcast_shapes(shape, touch.shape)
+        touch = touch.expand(shape).reshape(-1)
     xl, xu, a, sign = (t.expand(shape).reshape(-1) for t in (xl, xu, a, sign))
     n = xl.numel()
     pts, lo_edges, hi_edges, flag_table = _tables(curve)
@@ -149,6 +158,30 @@ def lower_intercept(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, a: torch.T
         d = si.repeat(2) * curve.df(torch.cat([ca, cb])) - ai.repeat(2)
         da, db_ = d[: len(ca)], d[len(ca) :]
         inside = (da < 0) & (db_ > 0)
+        if touch is not None:
+            t = touch[cols]
+            hinted = inside & (t >= ca) & (t <= cb)
+            if bool(hinted.any()):
+                r, c, th = rows[hinted], cols[hinted], t[hinted]
+                ah, sh, lo_end, hi_end = ai[hinted], si[hinted], ca[hinted], cb[hinted]
+                gt = _overflow_down(sh * curve.f(th))
+                dht = sh * curve.df(th) - ah
+                reach = torch.minimum(dht * (lo_end - th), dht * (hi_end - th))
+                # f' is accurate to far better than 2^-40 relative: its rounding times the reach
+                bound = gt - ah * th + reach - SLOPE_SLACK * reach.abs()
+                bound = torch.nan_to_num(bound, nan=-math.inf, posinf=math.inf, neginf=-math.inf)
+                full = torch.full((slots, n), math.inf, dtype=F64)
+                full[r, c] = bound
+                gfull = torch.zeros((slots, n), dtype=F64)
+                gfull[r, c] = gt.abs().nan_to_num(0.0, 0.0, 0.0)
+                where = torch.zeros((slots, n), dtype=F64)
+                where[r, c] = th
+                fmax = torch.maximum(fmax, gfull.amax(0))
+                cb_best, cw = full.min(0)
+                take = cb_best < best
+                arg = torch.where(take, where.gather(0, cw[None])[0], arg)
+                best = torch.where(take, cb_best, best)
+                inside = inside & ~hinted
         if bool(inside.any()):
             rows, cols = rows[inside], cols[inside]
             bound, at, g_abs = _convex_minimum(

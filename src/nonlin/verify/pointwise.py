@@ -8,8 +8,7 @@ Default slopes (CROWN's relaxation):
 - across regions (kinks, inflections): the slope a maximizing a*mid + b(a), with b(a) the exact intercept
   of extremum.py. That value is the convex envelope of f at the midpoint, so the line is the one of least
   mean gap among all sound linear lower bounds; a*mid + b(a) is concave in a, searched on the slopes f'
-  takes at 7 points and the secant, then refined in a bracket that
-  shrinks threefold per round.
+  takes at 7 points and the secant, then refined by cutting planes (see `_envelope_line`).
 Any other slope is sound too: `relax_with_slopes` gives the exact intercepts of given slopes (alpha-CROWN).
 """
 
@@ -20,11 +19,11 @@ import math
 import torch
 
 from nonlin.verify.curve import CONCAVE, CONVEX, Curve
-from nonlin.verify.extremum import intercept, lower_intercept, margin
+from nonlin.verify.extremum import _tables, intercept, lower_intercept, margin
 
 F64 = torch.float64
 _SAMPLES = torch.linspace(0.0, 1.0, 7, dtype=F64)[:, None]
-SEARCH_POINTS, SEARCH_ROUNDS = 5, 6  # the bracket of the best slope shrinks 3x per round
+SEARCH_ROUNDS = 5  # rounds of the slope search across regions (each evaluates two slopes)
 
 
 def _region(curve: Curve, xl: torch.Tensor, xu: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -50,11 +49,11 @@ def _lower_line(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, sign: torch.Te
     mid = xl + (xu - xl) / 2
     xmax = torch.maximum(xl.abs(), xu.abs())
     k, one = _region(curve, xl, xu)
-    flags = torch.tensor(curve.flags, dtype=torch.long)[k]
+    flags = _tables(curve)[3][k]
     convex_bit = torch.where(sign > 0, CONVEX, CONCAVE)
     concave_bit = torch.where(sign > 0, CONCAVE, CONVEX)
-    g_mid, dg_mid = sign * curve.f(mid), sign * curve.df(mid)
-    g_l, g_u = sign * curve.f(xl), sign * curve.f(xu)
+    g_l, g_u, g_mid = sign * curve.f(torch.stack([xl, xu, mid]))
+    dg_mid = sign * curve.df(mid)
     width = xu - xl
     secant = torch.where(width > 0, (g_u - g_l) / torch.where(width > 0, width, 1.0), dg_mid)
     secant = torch.nan_to_num(secant, nan=0.0)
@@ -70,46 +69,172 @@ def _lower_line(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, sign: torch.Te
     b = torch.nan_to_num(b, nan=-math.inf, posinf=math.inf, neginf=-math.inf)
     mixed = ~(is_convex | is_concave)
     if bool(mixed.any()):
-        am, bm = _envelope_line(curve, xl[mixed], xu[mixed], sign[mixed])
-        a = a.clone()
-        b = b.clone()
-        a[mixed], b[mixed] = am, bm
+        a, b = a.clone(), b.clone()
+        # two regions, convex (for g) then concave or the reverse: a tangent from the far end (closed form)
+        two = mixed & _two_regions(curve, xl, xu, k)
+        if bool(two.any()):
+            at, bt = _tangent_from_end(
+                curve, xl[two], xu[two], sign[two], k[two], g_l[two], g_u[two], g_mid[two], dg_mid[two], secant[two]
+            )
+            a[two], b[two] = at, bt
+        rest = mixed & ~two
+        if bool(rest.any()):
+            ar, br = _envelope_line(curve, xl[rest], xu[rest], sign[rest], secant[rest])
+            a[rest], b[rest] = ar, br
     return a, b
 
 
-def _envelope_line(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, sign: torch.Tensor):
-    """The slope maximizing a*mid + b(a) (concave in a), and its exact intercept."""
+def _two_regions(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    """[xl, xu] meets exactly regions k and k + 1, and f is continuous at their boundary and ends."""
+    pts, _, _, _ = _tables(curve)
+    if not len(pts):
+        return torch.zeros(xl.shape, dtype=torch.bool)
+    n_lt_u = torch.searchsorted(pts, xu, right=False)  # boundaries < xu
+    n_le_l = torch.searchsorted(pts, xl, right=True)  # boundaries <= xl
+    two = (n_le_l == k) & (n_lt_u == k + 1)
+    if curve.jumps:
+        jumps = torch.tensor(curve.jumps, dtype=F64)
+        p = pts[torch.clamp(k, max=len(pts) - 1)]
+        at_jump = ((p[..., None] == jumps) | (xl[..., None] == jumps) | (xu[..., None] == jumps)).any(-1)
+        two &= ~at_jump
+    return two
+
+
+TANGENT_GRID, TANGENT_ROUNDS = 15, 4  # the tangent point from the far end: rounds of a grid search
+_GRID = torch.arange(1, TANGENT_GRID + 1, dtype=F64)[:, None] / (TANGENT_GRID + 1)
+
+
+def _tangent_from_end(curve: Curve, xl, xu, sign, k, g_l, g_u, g_mid, dg_mid, secant):
+    """The least-mean-gap lower line of g on [xl, xu] spanning regions k (left) and k + 1 (right), one convex
+    for g and the other concave.
+
+    Convex then concave: g's convex envelope is g up to the point t whose tangent passes through (xu, g(xu)),
+    then that line (the secant if no tangent from xu touches the convex part). The line of least mean gap is
+    the envelope's support line at the midpoint: the tangent at mid if mid <= t, else the line through t and
+    xu. Concave then convex is the mirror image (the tangent from xl). t solves F(t) = g(t) + g'(t)(e - t)
+    - g(e) = 0, e the far end: F is monotone on the convex part (F' = g''(t)(e - t)), so a grid search
+    (with a false-position point) keeps a bracket of it. The intercept is extremum.lower_intercept's, exact for the
+    slope found, with the touch point as the tangent hint (no search)."""
+    pts, _, _, flag_table = _tables(curve)
+    p = pts[k]
+    convex_bit = torch.where(sign > 0, CONVEX, CONCAVE)
+    left_convex = (flag_table[k] & convex_bit) > 0  # else the right region is convex for g
     mid = xl + (xu - xl) / 2
-    ts = xl + (xu - xl) * _SAMPLES  # [9, n]
+    e = torch.where(left_convex, xu, xl)  # the far end
+    g_e = torch.where(left_convex, g_u, g_l)
+    near = torch.where(left_convex, xl, xu)  # the end inside the convex part
+    # the bracket of t runs from the near end to the boundary or mid, whichever is nearer the near end
+    cut = torch.where(left_convex, torch.minimum(p, mid), torch.maximum(p, mid))
+
+    def F(t):
+        gt = sign * curve.f(t)
+        return gt + sign * curve.df(t) * (e - t) - g_e
+
+    mid_in_convex = torch.where(left_convex, mid < p, mid > p)
+    F_mid = g_mid + dg_mid * (e - mid) - g_e
+    tangent_at_mid = mid_in_convex & (F_mid <= 0)  # mid is before the touch point: the tangent at mid supports
+    ends = torch.stack([near, cut])
+    F_ends = F(ends)
+    s0, F0 = near, F_ends[0]  # F < 0 at s0 (else no tangent: the secant)
+    s1, F1 = cut, F_ends[1]  # F >= 0 at s1 (always, at the boundary: g lies below its tangent on the concave part)
+    has_tangent = (F0 < 0) & (F1 >= 0) & ~tangent_at_mid
+    t_root, s_neg, ds_neg = near, near, dg_mid
+    if bool(has_tangent.any()):
+        idx = torch.nonzero(has_tangent).flatten()
+        a0, a1, f0, f1 = s0[idx], s1[idx], F0[idx], F1[idx]
+        e_i, ge_i, sg = e[idx], g_e[idx], sign[idx]
+        d0 = torch.zeros_like(a0)
+        for _ in range(TANGENT_ROUNDS):
+            # F on a grid of the bracket and at its false-position point, in one evaluation: the bracket
+            # shrinks TANGENT_GRID + 1 fold per round at least, and superlinearly where F is smooth
+            fp = (-f0 / (f1 - f0)).nan_to_num(0.5).clamp(0.0, 1.0)
+            u = torch.cat([_GRID.expand(-1, len(a0)), fp[None]])  # [K + 1, m]
+            t = a0 + (a1 - a0) * u
+            gt, dt = sg * curve.f(t), sg * curve.df(t)
+            Ft = gt + dt * (e_i - t) - ge_i
+            neg = Ft < 0
+            u0 = torch.where(neg, u, 0.0).amax(0, keepdim=True)  # the last point with F < 0 ...
+            u1 = torch.where(neg, 2.0, u).amin(0, keepdim=True).clamp(max=1.0)  # ... and the first with F >= 0
+            i0 = torch.where(neg & (u == u0), 1.0, 0.0).argmax(0, keepdim=True)
+            i1 = torch.where(~neg & (u == u1), 1.0, 0.0).argmax(0, keepdim=True)
+            moved0, moved1 = u0[0] > 0, u1[0] < 1
+            n0, n1 = t.gather(0, i0)[0], t.gather(0, i1)[0]
+            f0 = torch.where(moved0, Ft.gather(0, i0)[0], f0)
+            d0 = torch.where(moved0, dt.gather(0, i0)[0], d0)
+            f1 = torch.where(moved1, Ft.gather(0, i1)[0], f1)
+            a0, a1 = torch.where(moved0, n0, a0), torch.where(moved1, n1, a1)
+        if not bool((d0 != 0).all()):
+            d0 = torch.where(d0 != 0, d0, sg * curve.df(a0))
+        # the root by linear interpolation in the final bracket; and its F < 0 end, whose tangent passes below
+        # the far end (both are tried: the intercept is exact either way)
+        root = (a0 - f0 * (a1 - a0) / (f1 - f0)).nan_to_num(0.0)
+        root = torch.where((root - a0) * (root - a1) <= 0, root, a0)
+        t_root = near.index_put((idx,), root)
+        s_neg = near.index_put((idx,), a0)
+        ds_neg = dg_mid.index_put((idx,), d0)
+    # candidate lines: the tangent at mid; the line from the touch point to the far end and the tangent at the
+    # F < 0 end of the bracket; or the secant (no tangent)
+    g_root = sign * curve.f(t_root)
+    run = e - t_root
+    through = torch.where(run != 0, (g_e - g_root) / torch.where(run != 0, run, 1.0), secant)
+    a1_ = torch.where(tangent_at_mid, dg_mid, torch.where(has_tangent, through, secant))
+    a2_ = torch.where(tangent_at_mid, dg_mid, torch.where(has_tangent, ds_neg, secant))
+    t1_ = torch.where(tangent_at_mid, mid, t_root)
+    t2_ = torch.where(tangent_at_mid, mid, s_neg)
+    slopes = torch.stack([a1_, a2_]).nan_to_num(nan=0.0, posinf=0.0, neginf=0.0)
+    b = lower_intercept(curve, xl[None], xu[None], slopes, sign[None], touch=torch.stack([t1_, t2_]))[0]
+    pick = (slopes * mid + b).argmax(0, keepdim=True)
+    return slopes.gather(0, pick)[0], b.gather(0, pick)[0]
+
+
+def _envelope_line(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, sign: torch.Tensor, secant: torch.Tensor):
+    """The slope maximizing phi(a) = a*mid + b(a), and its exact intercept (any number of regions).
+
+    phi is concave with supergradient mid - argmin(a) (argmin is non-decreasing in a). It is evaluated at
+    the slopes f' takes at 7 points and the secant; the two neighbours around the sign change of the
+    supergradient bracket the optimum, and each round evaluates the point where the two supporting lines
+    of phi at the bracket ends cross (exact where phi is piecewise linear, superlinear where it is smooth)
+    together with the bracket's midpoint (so the bracket at least halves). The best slope seen is kept."""
+    mid = xl + (xu - xl) / 2
+    ts = xl + (xu - xl) * _SAMPLES  # [7, n]
     slopes = sign * curve.df(ts)
-    g_l, g_u = sign * curve.f(xl), sign * curve.f(xu)
-    width = torch.where(xu > xl, xu - xl, 1.0)
-    secant = torch.where(xu > xl, (g_u - g_l) / width, slopes[3])
     cands = torch.nan_to_num(torch.cat([slopes, secant[None]]), nan=0.0, posinf=0.0, neginf=0.0)
-    cands, _ = cands.sort(0)  # [10, n]
-    b = lower_intercept(curve, xl[None], xu[None], cands, sign[None])[0]
+    cands, _ = cands.sort(0)  # [8, n]
+    b, arg = lower_intercept(curve, xl[None], xu[None], cands, sign[None])
     phi = cands * mid + b
-    best = phi.argmax(0)
-    lo_i = torch.clamp(best - 1, min=0)
-    hi_i = torch.clamp(best + 1, max=cands.shape[0] - 1)
-    a_lo = cands.gather(0, lo_i[None])[0]
-    a_hi = cands.gather(0, hi_i[None])[0]
-    a_best = cands.gather(0, best[None])[0]
-    b_best = b.gather(0, best[None])[0]
-    phi_best = phi.gather(0, best[None])[0]
+    sup = mid - arg  # supergradient of phi at each candidate
+    j = phi.argmax(0, keepdim=True)
+    a_best, b_best, phi_best = cands.gather(0, j)[0], b.gather(0, j)[0], phi.gather(0, j)[0]
+    # the bracket: the last candidate with sup >= 0 and the first with sup <= 0 (none: no bracket)
+    count = cands.shape[0]
+    idx = torch.arange(count)[:, None]
+    i_lo = torch.where(sup >= 0, idx, -1).amax(0)
+    i_hi = torch.where(sup <= 0, idx, count).amin(0)
+    active = (i_lo >= 0) & (i_hi < count) & (i_lo < i_hi)
+
+    def at(t, i):
+        return t.gather(0, i.clamp(0, count - 1)[None])[0]
+
+    a_lo, p_lo, s_lo = at(cands, i_lo), at(phi, i_lo), at(sup, i_lo)
+    a_hi, p_hi, s_hi = at(cands, i_hi), at(phi, i_hi), at(sup, i_hi)
     for _ in range(SEARCH_ROUNDS):
-        # k interior slopes at once; concavity keeps the optimum within the neighbours of the best one
-        frac = torch.arange(SEARCH_POINTS + 2, dtype=F64)[:, None] / (SEARCH_POINTS + 1)
-        grid = a_lo[None] + (a_hi - a_lo)[None] * frac  # [k + 2, n]
-        inner = grid[1:-1]
-        bp = lower_intercept(curve, xl[None], xu[None], inner, sign[None])[0]
-        ph = inner * mid + bp
-        j = ph.argmax(0)
-        take = ph.gather(0, j[None])[0] > phi_best
-        a_best = torch.where(take, inner.gather(0, j[None])[0], a_best)
-        b_best = torch.where(take, bp.gather(0, j[None])[0], b_best)
-        phi_best = torch.where(take, ph.gather(0, j[None])[0], phi_best)
-        a_lo, a_hi = grid.gather(0, j[None])[0], grid.gather(0, (j + 2)[None])[0]
+        if not bool(active.any()):
+            break
+        cut = (p_hi - p_lo + s_lo * a_lo - s_hi * a_hi) / (s_lo - s_hi)
+        half = a_lo + (a_hi - a_lo) / 2
+        cut = torch.where((cut > a_lo) & (cut < a_hi), cut, half)
+        trial = torch.stack([cut, half])  # [2, n]
+        bt, argt = lower_intercept(curve, xl[None], xu[None], trial, sign[None])
+        pt, st = trial * mid + bt, mid - argt
+        for i in (0, 1):
+            better = active & (pt[i] > phi_best)
+            a_best = torch.where(better, trial[i], a_best)
+            b_best = torch.where(better, bt[i], b_best)
+            phi_best = torch.where(better, pt[i], phi_best)
+            inner = active & (trial[i] > a_lo) & (trial[i] < a_hi)
+            up, down = inner & (st[i] >= 0), inner & (st[i] < 0)
+            a_lo, p_lo, s_lo = (torch.where(up, v, w) for v, w in ((trial[i], a_lo), (pt[i], p_lo), (st[i], s_lo)))
+            a_hi, p_hi, s_hi = (torch.where(down, v, w) for v, w in ((trial[i], a_hi), (pt[i], p_hi), (st[i], s_hi)))
     return a_best, b_best
 
 
