@@ -19,7 +19,7 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from nonlin.verify.curve import CONCAVE, CONVEX, Curve
+from nonlin.verify.curve import CONCAVE, CONVEX, TAIL_END, Curve
 
 MARGIN = 2.0**-30
 TINY = 2.0**-1000
@@ -46,6 +46,45 @@ def _tables(curve: Curve):
     pts = torch.tensor(curve.points, dtype=F64)
     inf = torch.tensor([math.inf], dtype=F64)
     return pts, torch.cat([-inf, pts]), torch.cat([pts, inf]), torch.tensor(curve.flags, dtype=torch.long)
+
+
+@lru_cache(maxsize=512)
+def stationary_points(curve: Curve) -> tuple[torch.Tensor, torch.Tensor]:
+    """(minima, maxima): the points inside convex (concave) regions where f' = 0, sorted; found once per
+    curve by bisection to the last bit. They are only hints (`lower_intercept(touch=...)` is sound for any
+    point), so a slope range of f (the exact range: slope 0) needs no search."""
+    _, lo_e, hi_e, flags = _tables(curve)
+    lo_e = lo_e.clamp(min=-TAIL_END)
+    hi_e = hi_e.clamp(max=TAIL_END)
+    lo_in = torch.nextafter(lo_e, hi_e)
+    hi_in = torch.nextafter(hi_e, lo_e)
+    out = []
+    for bit in (CONVEX, CONCAVE):
+        s = 1.0 if bit == CONVEX else -1.0
+        ok = ((flags & bit) > 0) & (flags != (CONVEX | CONCAVE)) & (lo_in < hi_in)
+        a, b = lo_in[ok], hi_in[ok]
+        with torch.no_grad():
+            da, db = s * curve.df(a), s * curve.df(b)
+            sign_change = (da < 0) & (db > 0)
+            a, b = a[sign_change], b[sign_change]
+            for _ in range(2100):  # bisection to adjacent floats (2^11 exponents * 52 bits is a loose cap)
+                m = a + (b - a) / 2
+                if not bool(((m > a) & (m < b)).any()):
+                    break
+                neg = s * curve.df(m) < 0
+                a, b = torch.where(neg, m, a), torch.where(neg, b, m)
+        out.append(torch.sort(a).values)
+    return out[0], out[1]
+
+
+def next_stationary(curve: Curve, xl: torch.Tensor, minimum: bool) -> torch.Tensor:
+    """The first minimum (maximum) of f at or after xl, or xl where there is none (a touch hint)."""
+    s = stationary_points(curve)[0 if minimum else 1]
+    if not len(s):
+        return xl
+    k = torch.searchsorted(s, xl).clamp(max=len(s) - 1)
+    t = s[k]
+    return torch.where(t >= xl, t, xl)
 
 
 def _convex_minimum(curve: Curve, xa, xb, fa, fb, a, sign):

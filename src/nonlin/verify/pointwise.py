@@ -19,7 +19,7 @@ import math
 import torch
 
 from nonlin.verify.curve import CONCAVE, CONVEX, Curve
-from nonlin.verify.extremum import _tables, intercept, lower_intercept, margin
+from nonlin.verify.extremum import _tables, intercept, lower_intercept, margin, next_stationary
 
 F64 = torch.float64
 _SAMPLES = torch.linspace(0.0, 1.0, 7, dtype=F64)[:, None]
@@ -302,6 +302,8 @@ def lines_with_slopes(curve: Curve, xl, xu, lower_slope, upper_slope):
 def exact_range(curve: Curve, xl: torch.Tensor, xu: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """[min f, max f] over each [xl, xu], rounded outward (slope 0 in extremum.py)."""
     zero = torch.zeros_like(xl)
-    lo = lower_intercept(curve, xl, xu, zero, 1.0)[0]
-    hi = -lower_intercept(curve, xl, xu, zero, -1.0)[0]
-    return lo, hi
+    # both ends in one call (sign +-1), each with f's next minimum (maximum) as the touch hint (no search)
+    sign = torch.tensor([1.0, -1.0], dtype=F64).reshape(2, *([1] * xl.dim()))
+    touch = torch.stack([next_stationary(curve, xl, True), next_stationary(curve, xl, False)])
+    b = lower_intercept(curve, xl[None], xu[None], zero[None], sign, touch=touch)[0]
+    return b[0], -b[1]

@@ -177,9 +177,13 @@ class Propagator:
         xc, xr = (xl + xu) / 2, (xu - xl) / 2
         if A_in is None:
             return const - SLACK * mag - TINY
-        xc, xr = xc[:, None], xr[:, None]
-        lb = const + _sum_tail(A_in * xc) - _sum_tail(A_in.abs() * xr)
-        mag = mag + _sum_tail(A_in.abs() * (xc.abs() + xr)) + const.abs()
+        # the input box's centre and radius as batched matrix-vector products: [B, S, n] @ [B, n, k]
+        Af, Aa = A_in.reshape(B, S, -1), A_in.abs().reshape(B, S, -1)
+        xc, xr = xc.reshape(B, -1), xr.reshape(B, -1)
+        centre = (Af @ xc[..., None])[..., 0]
+        spread = Aa @ torch.stack([xr, xc.abs() + xr], -1)  # [B, S, 2]
+        lb = const + centre - spread[..., 0]
+        mag = mag + spread[..., 1] + const.abs()
         return lb - SLACK * mag - TINY
 
     def _back_op(self, op: Op, A: torch.Tensor, rel, B: int, S: int):
@@ -231,10 +235,9 @@ class Propagator:
                 return [(op.inputs[0], Ai, c, m)]
             Ai = Ap * al[:, None] + An * au[:, None]
             Pf, Nf = Ap.flatten(2), An.flatten(2)  # [B, S, n]: the sums as batched matrix-vector products
-            blf, buf = bl.flatten(1)[..., None], bu.flatten(1)[..., None]
-            c = (Pf @ blf + Nf @ buf)[..., 0]
-            m = (Pf @ blf.abs() - Nf @ buf.abs())[..., 0]
-            return [(op.inputs[0], Ai, c, m)]
+            blf, buf = bl.flatten(1), bu.flatten(1)
+            cm = Pf @ torch.stack([blf, blf.abs()], -1) + Nf @ torch.stack([buf, -buf.abs()], -1)  # [B, S, 2]
+            return [(op.inputs[0], Ai, cm[..., 0], cm[..., 1])]
         if op.kind == "gated":
             sgl, svl, bl, sgu, svu, bu = (t[:, None] for t in rel)
             Ag = Ap * sgl + An * sgu
