@@ -51,6 +51,9 @@ class Curve:
     flags: tuple[int, ...]  # len(points) + 1: region k is (points[k-1], points[k])
     jumps: tuple[float, ...]  # boundaries where f itself is discontinuous
     interval_f: Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]] | None = None
+    # f'' is 0 on the whole grid: f is affine between its breakpoints (relu, hardtanh), so its relaxation
+    # on an interval with no breakpoint inside is exact whatever the interval (CROWN skips refining those)
+    affine_pieces: tuple[float, ...] | None = None  # the breakpoints, when so
 
 
 def _second_derivative(df: Fn, x: torch.Tensor) -> torch.Tensor:
@@ -172,7 +175,8 @@ def build_curve(label: str, f: Fn, df: Fn, breakpoints: tuple[float, ...], inter
         else:
             m_pts.append(p)
             m_flags.append(flags[k + 1])
-    curve = Curve(label, f, df, tuple(m_pts), tuple(m_flags), tuple(jumps), interval_f)
+    affine = tuple(bps) if not bool(s.any()) else None
+    curve = Curve(label, f, df, tuple(m_pts), tuple(m_flags), tuple(jumps), interval_f, affine)
     check_resolution(curve, xs, bps, d2x)
     return curve
 

@@ -153,12 +153,15 @@ class Propagator:
         return (*low, *up)
 
     # --- the backward pass ---
-    def _backward(self, start: int, A0: torch.Tensor, relax: dict, xl: torch.Tensor, xu: torch.Tensor):
-        """Lower bounds of A0 . node[start] over the input box: [B, S]."""
+    def _backward(
+        self, start: int, A0: torch.Tensor, relax: dict, xl: torch.Tensor, xu: torch.Tensor, *, const=None, mag=None
+    ):
+        """Lower bounds of A0 . node[start] + const over the input box: [B, S] (`mag`: the magnitude already
+        in const, for the rounding slack)."""
         As = {start: A0}
         B, S = A0.shape[:2]
-        const = torch.zeros(B, S, dtype=F64)
-        mag = torch.zeros(B, S, dtype=F64)
+        const = torch.zeros(B, S, dtype=F64) if const is None else const
+        mag = torch.zeros(B, S, dtype=F64) if mag is None else mag
         A_in = None
         for j in range(start, -1, -1):
             if j not in As:
@@ -249,21 +252,69 @@ class Propagator:
             return [(op.inputs[0], Ag, c, m), (op.inputs[1], Av, zero, zero)]
         raise AssertionError(op.kind)
 
-    def _node_bounds(self, j: int, relax: dict, xl, xu) -> Bound:
-        """CROWN bounds of node j (identity specification, lower and upper at once, chunked)."""
+    def _node_bounds(self, j: int, relax: dict, xl, xu, refine: torch.Tensor | None = None) -> Bound:
+        """CROWN bounds of node j (identity specification, lower and upper at once, chunked). `refine` [B, n]:
+        the neurons that need them (per sample, padded to the batch's largest count); the others get -inf/inf
+        unless they fill a padding row."""
         op = self.ops[j]
         B, n = xl.shape[0], math.prod(op.shape)
-        chunk = max(1, MAX_SPEC_ELEMENTS // max(1, B * 2 * max(n, math.prod(self.ops[0].shape))))
+        if refine is None:
+            order = torch.arange(n).expand(B, n)
+        else:
+            k = int(refine.reshape(B, n).sum(1).max())
+            # per sample the neurons to refine first (argsort of a 0/1 key is stable)
+            order = torch.argsort((~refine.reshape(B, n)).to(torch.int8), dim=1, stable=True)[:, :k]
+        k = order.shape[1]
         lows, highs = [], []
-        for s0 in range(0, n, chunk):
-            rows = min(chunk, n - s0)
-            eye = torch.zeros(rows, n, dtype=F64)
-            eye[torch.arange(rows), s0 + torch.arange(rows)] = 1.0
-            A0 = torch.cat([eye, -eye]).reshape(1, 2 * rows, *op.shape).expand(B, -1, *op.shape)
-            lb = self._backward(j, A0, relax, xl, xu)
+        # a linear node starts at its input: the identity rows times W are rows of W (no product)
+        from_weight = op.kind == "linear" and len(op.shape) == 1
+        width = math.prod(self.ops[op.inputs[0]].shape) if from_weight else n
+        chunk = max(1, MAX_SPEC_ELEMENTS // max(1, B * 2 * max(width, math.prod(self.ops[0].shape))))
+        for s0 in range(0, k, chunk):
+            ids = order[:, s0 : s0 + chunk]  # [B, rows]
+            rows = ids.shape[1]
+            if from_weight:
+                Aw = op.weight[ids]  # [B, rows, in]
+                bias = op.bias[ids] if op.bias is not None else torch.zeros(B, rows, dtype=F64)
+                lb = self._backward(
+                    op.inputs[0],
+                    torch.cat([Aw, -Aw], 1),
+                    relax,
+                    xl,
+                    xu,
+                    const=torch.cat([bias, -bias], 1),
+                    mag=bias.abs().repeat(1, 2),
+                )
+            else:
+                eye = F.one_hot(ids, n).to(F64).reshape(B, rows, *op.shape)
+                lb = self._backward(j, torch.cat([eye, -eye], 1), relax, xl, xu)
             lows.append(lb[:, :rows])
             highs.append(-lb[:, rows:])
-        return Bound(torch.cat(lows, 1).reshape(B, *op.shape), torch.cat(highs, 1).reshape(B, *op.shape))
+        lo = torch.full((B, n), -math.inf, dtype=F64)
+        hi = torch.full((B, n), math.inf, dtype=F64)
+        if lows:
+            lo, hi = lo.scatter(1, order, torch.cat(lows, 1)), hi.scatter(1, order, torch.cat(highs, 1))
+        return Bound(lo.reshape(B, *op.shape), hi.reshape(B, *op.shape))
+
+    def _to_refine(self, j: int, b: Bound) -> torch.Tensor | None:
+        """Neurons of node j whose CROWN bounds can change a relaxation: where every nonlinearity reading j is
+        affine between breakpoints (relu, hardtanh), only those whose interval has a breakpoint inside (the
+        relaxation of the others is the exact line whatever the interval, up to the margin). None: all."""
+        bps = set()
+        for c in self.consumers[j]:
+            op = self.ops[c]
+            if op.kind == "gated":
+                return None
+            if op.kind == "pointwise":
+                curve = pointwise_curve(op.name, op.params)
+                if curve.affine_pieces is None:
+                    return None
+                bps |= set(curve.affine_pieces)
+        lo, hi = b.lo.reshape(b.lo.shape[0], -1), b.hi.reshape(b.hi.shape[0], -1)
+        refine = torch.zeros(lo.shape, dtype=torch.bool)
+        for p in bps:  # an end on a breakpoint counts too (a jump there splits the interval)
+            refine |= (lo <= p) & (hi >= p)
+        return refine
 
     # --- drivers ---
     def prepare(self, xl: torch.Tensor, xu: torch.Tensor, method: str):
@@ -276,7 +327,7 @@ class Propagator:
                 continue
             b = _ibp(op, [bounds[i] for i in op.inputs])
             if method != "ibp" and j in self.needs_bounds and self.after_nonlinear[j] and op.kind not in ("pointwise",):
-                c = self._node_bounds(j, relax, xl, xu)
+                c = self._node_bounds(j, relax, xl, xu, self._to_refine(j, b))
                 b = Bound(torch.maximum(b.lo, c.lo), torch.minimum(b.hi, c.hi))
             bounds.append(b)
             if method != "ibp" and op.kind in ("pointwise", "gated"):
