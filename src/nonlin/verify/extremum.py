@@ -49,10 +49,10 @@ def _tables(curve: Curve):
 
 
 @lru_cache(maxsize=512)
-def stationary_points(curve: Curve) -> tuple[torch.Tensor, torch.Tensor]:
-    """(minima, maxima): the points inside convex (concave) regions where f' = 0, sorted; found once per
-    curve by bisection to the last bit. They are only hints (`lower_intercept(touch=...)` is sound for any
-    point), so a slope range of f (the exact range: slope 0) needs no search."""
+def _stationary(curve: Curve) -> tuple[tuple[torch.Tensor, torch.Tensor, torch.Tensor], ...]:
+    """Per kind (minima in convex regions, maxima in concave ones): (a, b, bound) with a < b adjacent floats
+    where g' = sign f' goes from < 0 to >= 0 (bisection to the last bit), and a rigorous lower bound of g on
+    the whole region: the value where the tangents of g at a and b cross (g lies above both; exact at a kink)."""
     _, lo_e, hi_e, flags = _tables(curve)
     lo_e = lo_e.clamp(min=-TAIL_END)
     hi_e = hi_e.clamp(max=TAIL_END)
@@ -73,8 +73,24 @@ def stationary_points(curve: Curve) -> tuple[torch.Tensor, torch.Tensor]:
                     break
                 neg = s * curve.df(m) < 0
                 a, b = torch.where(neg, m, a), torch.where(neg, b, m)
-        out.append(torch.sort(a).values)
-    return out[0], out[1]
+            order = torch.argsort(a)
+            a, b = a[order], b[order]
+            ga, gb = s * curve.f(a), s * curve.f(b)
+            fa, fb = s * curve.df(a), s * curve.df(b)
+            cross = (gb - ga + fa * a - fb * b) / (fa - fb)
+            meet = ga + fa * (torch.clamp(cross, a, b) - a) * (1 + SLOPE_SLACK)
+            bound = torch.minimum(torch.minimum(ga, gb), meet.nan_to_num(nan=-math.inf))
+            bound = torch.where((fa < 0) & (fb >= 0), bound, -math.inf)
+        out.append((a, b, bound))
+    return tuple(out)
+
+
+def stationary_points(curve: Curve) -> tuple[torch.Tensor, torch.Tensor]:
+    """(minima, maxima): the points inside convex (concave) regions where f' = 0, sorted; found once per
+    curve by bisection to the last bit. They are only hints (`lower_intercept(touch=...)` is sound for any
+    point), so a slope range of f (the exact range: slope 0) needs no search."""
+    (mins, _, _), (maxs, _, _) = _stationary(curve)
+    return mins, maxs
 
 
 def next_stationary(curve: Curve, xl: torch.Tensor, minimum: bool) -> torch.Tensor:
@@ -85,6 +101,58 @@ def next_stationary(curve: Curve, xl: torch.Tensor, minimum: bool) -> torch.Tens
     k = torch.searchsorted(s, xl).clamp(max=len(s) - 1)
     t = s[k]
     return torch.where(t >= xl, t, xl)
+
+
+@lru_cache(maxsize=512)
+def _range_candidates(curve: Curve):
+    """For `fast_range`: the region boundaries, and the stationary points with f and |f'| there, or None when
+    the curve has jumps, unknown regions or too many points (then lower_intercept does it)."""
+    (a_min, b_min, f_min), (a_max, b_max, g_max) = _stationary(curve)
+    if curve.jumps or 0 in curve.flags or len(curve.points) + len(a_min) + len(a_max) > FAST_RANGE_POINTS:
+        return None
+    return torch.tensor(curve.points, dtype=F64), a_min, b_min, f_min, a_max, b_max, -g_max
+
+
+FAST_RANGE_POINTS = 16
+
+
+def fast_range(curve: Curve, xl: torch.Tensor, xu: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor] | None:
+    """[min f, max f] over each [xl, xu] without a search, or None where the curve does not allow it.
+
+    f is continuous (no jumps), and in each convex (concave) region f' is monotone, so f changes direction
+    only at the stationary points found once per curve: the range is reached at xl, xu, a region boundary
+    inside, or a stationary point inside, where the region's rigorous bound from `_stationary` (the crossing
+    of the tangents at the two floats around it) is taken. The margin is extremum.margin's, counted as in
+    lower_intercept."""
+    tables = _range_candidates(curve)
+    if tables is None or not bool((xl.abs() <= TAIL_END).all() & (xu.abs() <= TAIL_END).all()):
+        return None
+    pts, a_min, b_min, f_min, a_max, b_max, f_max = tables
+    shape = xl.shape
+    xl, xu = xl.reshape(-1), xu.reshape(-1)
+    xs = torch.cat([xl[None], xu[None], torch.minimum(torch.maximum(pts[:, None], xl), xu)])  # [2 + P, n]
+    fx = curve.f(xs)
+    lo_c, hi_c = [fx], [fx]
+    # a stationary point's bracket [a, b] inside [xl, xu]: the region's bound there (else f is monotone)
+    if len(a_min):
+        inside = (xl <= a_min[:, None]) & (xu >= b_min[:, None])
+        lo_c.append(torch.where(inside, f_min[:, None], math.inf))
+    if len(a_max):
+        inside = (xl <= a_max[:, None]) & (xu >= b_max[:, None])
+        hi_c.append(torch.where(inside, f_max[:, None], -math.inf))
+    lo_all, hi_all = torch.cat(lo_c), torch.cat(hi_c)
+    lo_all = _overflow_down(lo_all.nan_to_num(nan=-math.inf))
+    hi_all = -_overflow_down(-hi_all.nan_to_num(nan=math.inf))
+    lo, hi = lo_all.amin(0), hi_all.amax(0)
+    xmax = torch.maximum(xl.abs(), xu.abs())
+    zero = torch.zeros_like(xl)
+    out = []
+    for vals, best, sgn in ((lo_all, lo, 1.0), (hi_all, hi, -1.0)):
+        # a candidate's rounding counts only where it could undercut the best (as in lower_intercept)
+        above = (sgn * (vals - best)).nan_to_num(nan=0.0, posinf=math.inf, neginf=0.0)
+        fm = torch.clamp(vals.abs().nan_to_num(nan=0.0, posinf=0.0) - above / MARGIN, min=0.0).nan_to_num(nan=0.0)
+        out.append(best - sgn * margin(fm.amax(0), zero, xmax))
+    return out[0].reshape(shape), out[1].reshape(shape)
 
 
 def _convex_minimum(curve: Curve, xa, xb, fa, fb, a, sign):

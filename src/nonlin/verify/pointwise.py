@@ -19,7 +19,17 @@ import math
 import torch
 
 from nonlin.verify.curve import CONCAVE, CONVEX, Curve
-from nonlin.verify.extremum import _tables, intercept, lower_intercept, margin, next_stationary
+from nonlin.verify.extremum import (
+    MARGIN,
+    SLOPE_SLACK,
+    _overflow_down,
+    _tables,
+    fast_range,
+    intercept,
+    lower_intercept,
+    margin,
+    next_stationary,
+)
 
 F64 = torch.float64
 _SAMPLES = torch.linspace(0.0, 1.0, 7, dtype=F64)[:, None]
@@ -100,21 +110,24 @@ def _two_regions(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, k: torch.Tens
     return two
 
 
-TANGENT_GRID, TANGENT_ROUNDS = 15, 4  # the tangent point from the far end: rounds of a grid search
+TANGENT_GRID, TANGENT_ROUNDS = 31, 3  # the tangent point from the far end: rounds of a grid search
 _GRID = torch.arange(1, TANGENT_GRID + 1, dtype=F64)[:, None] / (TANGENT_GRID + 1)
 
 
 def _tangent_from_end(curve: Curve, xl, xu, sign, k, g_l, g_u, g_mid, dg_mid, secant):
     """The least-mean-gap lower line of g on [xl, xu] spanning regions k (left) and k + 1 (right), one convex
-    for g and the other concave.
+    for g and the other concave; closed form up to locating one tangent point.
 
     Convex then concave: g's convex envelope is g up to the point t whose tangent passes through (xu, g(xu)),
     then that line (the secant if no tangent from xu touches the convex part). The line of least mean gap is
     the envelope's support line at the midpoint: the tangent at mid if mid <= t, else the line through t and
     xu. Concave then convex is the mirror image (the tangent from xl). t solves F(t) = g(t) + g'(t)(e - t)
     - g(e) = 0, e the far end: F is monotone on the convex part (F' = g''(t)(e - t)), so a grid search
-    (with a false-position point) keeps a bracket of it. The intercept is extremum.lower_intercept's, exact for the
-    slope found, with the touch point as the tangent hint (no search)."""
+    (with a false-position point) keeps a bracket of it.
+
+    The intercept is the exact minimum of h = g - a x (as extremum.lower_intercept, without its search): on
+    the convex part h lies above its tangent at the touch point t, h(t) + h'(t)(x - t), lowest at an end of
+    the part; on the concave part h is lowest at an end (the boundary or e)."""
     pts, _, _, flag_table = _tables(curve)
     p = pts[k]
     convex_bit = torch.where(sign > 0, CONVEX, CONCAVE)
@@ -125,66 +138,62 @@ def _tangent_from_end(curve: Curve, xl, xu, sign, k, g_l, g_u, g_mid, dg_mid, se
     near = torch.where(left_convex, xl, xu)  # the end inside the convex part
     # the bracket of t runs from the near end to the boundary or mid, whichever is nearer the near end
     cut = torch.where(left_convex, torch.minimum(p, mid), torch.maximum(p, mid))
-
-    def F(t):
-        gt = sign * curve.f(t)
-        return gt + sign * curve.df(t) * (e - t) - g_e
-
-    mid_in_convex = torch.where(left_convex, mid < p, mid > p)
     F_mid = g_mid + dg_mid * (e - mid) - g_e
-    tangent_at_mid = mid_in_convex & (F_mid <= 0)  # mid is before the touch point: the tangent at mid supports
-    ends = torch.stack([near, cut])
-    F_ends = F(ends)
-    s0, F0 = near, F_ends[0]  # F < 0 at s0 (else no tangent: the secant)
-    s1, F1 = cut, F_ends[1]  # F >= 0 at s1 (always, at the boundary: g lies below its tangent on the concave part)
-    has_tangent = (F0 < 0) & (F1 >= 0) & ~tangent_at_mid
-    t_root, s_neg, ds_neg = near, near, dg_mid
+    tangent_at_mid = torch.where(left_convex, mid < p, mid > p) & (F_mid <= 0)  # mid before the touch point
+    gv, dv = sign * curve.f(torch.stack([near, cut, p])), sign * curve.df(torch.stack([near, cut]))
+    g_p = gv[2]
+    Fv = gv[:2] + dv * (e - torch.stack([near, cut])) - g_e
+    # F < 0 at the near end (else no tangent: the secant), F >= 0 at the boundary (g lies below its tangent on
+    # the concave part) and so at cut unless the tangent at mid supports
+    has_tangent = (Fv[0] < 0) & (Fv[1] >= 0) & ~tangent_at_mid
+    t0, t1, f0, f1, g0, d0 = near, cut, Fv[0], Fv[1], gv[0], dv[0]
     if bool(has_tangent.any()):
-        idx = torch.nonzero(has_tangent).flatten()
-        a0, a1, f0, f1 = s0[idx], s1[idx], F0[idx], F1[idx]
-        e_i, ge_i, sg = e[idx], g_e[idx], sign[idx]
-        d0 = torch.zeros_like(a0)
         for _ in range(TANGENT_ROUNDS):
             # F on a grid of the bracket and at its false-position point, in one evaluation: the bracket
             # shrinks TANGENT_GRID + 1 fold per round at least, and superlinearly where F is smooth
-            fp = (-f0 / (f1 - f0)).nan_to_num(0.5).clamp(0.0, 1.0)
-            u = torch.cat([_GRID.expand(-1, len(a0)), fp[None]])  # [K + 1, m]
-            t = a0 + (a1 - a0) * u
-            gt, dt = sg * curve.f(t), sg * curve.df(t)
-            Ft = gt + dt * (e_i - t) - ge_i
-            neg = Ft < 0
-            u0 = torch.where(neg, u, 0.0).amax(0, keepdim=True)  # the last point with F < 0 ...
-            u1 = torch.where(neg, 2.0, u).amin(0, keepdim=True).clamp(max=1.0)  # ... and the first with F >= 0
-            i0 = torch.where(neg & (u == u0), 1.0, 0.0).argmax(0, keepdim=True)
-            i1 = torch.where(~neg & (u == u1), 1.0, 0.0).argmax(0, keepdim=True)
-            moved0, moved1 = u0[0] > 0, u1[0] < 1
-            n0, n1 = t.gather(0, i0)[0], t.gather(0, i1)[0]
-            f0 = torch.where(moved0, Ft.gather(0, i0)[0], f0)
-            d0 = torch.where(moved0, dt.gather(0, i0)[0], d0)
-            f1 = torch.where(moved1, Ft.gather(0, i1)[0], f1)
-            a0, a1 = torch.where(moved0, n0, a0), torch.where(moved1, n1, a1)
-        if not bool((d0 != 0).all()):
-            d0 = torch.where(d0 != 0, d0, sg * curve.df(a0))
-        # the root by linear interpolation in the final bracket; and its F < 0 end, whose tangent passes below
-        # the far end (both are tried: the intercept is exact either way)
-        root = (a0 - f0 * (a1 - a0) / (f1 - f0)).nan_to_num(0.0)
-        root = torch.where((root - a0) * (root - a1) <= 0, root, a0)
-        t_root = near.index_put((idx,), root)
-        s_neg = near.index_put((idx,), a0)
-        ds_neg = dg_mid.index_put((idx,), d0)
-    # candidate lines: the tangent at mid; the line from the touch point to the far end and the tangent at the
-    # F < 0 end of the bracket; or the secant (no tangent)
-    g_root = sign * curve.f(t_root)
-    run = e - t_root
-    through = torch.where(run != 0, (g_e - g_root) / torch.where(run != 0, run, 1.0), secant)
-    a1_ = torch.where(tangent_at_mid, dg_mid, torch.where(has_tangent, through, secant))
-    a2_ = torch.where(tangent_at_mid, dg_mid, torch.where(has_tangent, ds_neg, secant))
-    t1_ = torch.where(tangent_at_mid, mid, t_root)
-    t2_ = torch.where(tangent_at_mid, mid, s_neg)
-    slopes = torch.stack([a1_, a2_]).nan_to_num(nan=0.0, posinf=0.0, neginf=0.0)
-    b = lower_intercept(curve, xl[None], xu[None], slopes, sign[None], touch=torch.stack([t1_, t2_]))[0]
-    pick = (slopes * mid + b).argmax(0, keepdim=True)
-    return slopes.gather(0, pick)[0], b.gather(0, pick)[0]
+            fp = (f0 / (f0 - f1)).nan_to_num(0.5).clamp(0.0, 1.0)
+            u = torch.cat([_GRID.expand(-1, len(t0)), fp[None]]).sort(0).values
+            t = t0 + (t1 - t0) * u  # [K + 1, m]
+            gt, dt = sign * curve.f(t), sign * curve.df(t)
+            Ft = gt + dt * (e - t) - g_e
+            c = (Ft < 0).sum(0, keepdim=True)  # F rises along u: the bracket is [c - 1, c] of the padded points
+            T = torch.cat([t0[None], t, t1[None]])
+            FF, GG, DD = torch.cat([f0[None], Ft, f1[None]]), torch.cat([g0[None], gt]), torch.cat([d0[None], dt])
+            t0, f0, g0, d0 = T.gather(0, c)[0], FF.gather(0, c)[0], GG.gather(0, c)[0], DD.gather(0, c)[0]
+            t1, f1 = T.gather(0, c + 1)[0], FF.gather(0, c + 1)[0]
+    # the root by linear interpolation in the final bracket (and the bracket's F < 0 end, whose tangent passes
+    # below the far end): two candidate lines through touch points, the better kept
+    root = (t0 + f0 * (t1 - t0) / (f0 - f1)).nan_to_num(0.0)
+    root = torch.where((root - t0) * (root - t1) <= 0, root, t0)
+    g_root, d_root = sign * curve.f(root), sign * curve.df(root)
+    run = torch.where(e != root, e - root, 1.0)
+    through = torch.where(e != root, (g_e - g_root) / run, secant)
+    g_near = torch.where(left_convex, g_l, g_u)
+
+    def pick(at_mid, tangent, chord):
+        return torch.where(tangent_at_mid, at_mid, torch.where(has_tangent, tangent, chord))
+
+    a = torch.stack([pick(dg_mid, through, secant), pick(dg_mid, d0, secant)])  # [2, m]
+    # the secant touches at the near end
+    t = torch.stack([pick(mid, root, near), pick(mid, t0, near)])
+    g_t = torch.stack([pick(g_mid, g_root, g_near), pick(g_mid, g0, g_near)])
+    dg_t = torch.stack([pick(dg_mid, d_root, dv[0]), pick(dg_mid, d0, dv[0])])
+    a = a.nan_to_num(nan=0.0, posinf=0.0, neginf=0.0)
+    lo_c = torch.where(left_convex, xl, p)  # the convex part
+    hi_c = torch.where(left_convex, p, xu)
+    dh = dg_t - a
+    reach = torch.minimum(dh * (lo_c - t), dh * (hi_c - t))
+    g_t, g_p, g_e = _overflow_down(g_t), _overflow_down(g_p), _overflow_down(g_e)  # an overflow may be -inf
+    h = torch.stack([g_t - a * t + reach - SLOPE_SLACK * reach.abs(), g_p - a * p, g_e - a * e])  # [3, 2, m]
+    h = h.nan_to_num(nan=-math.inf, posinf=math.inf, neginf=-math.inf)
+    g_abs = torch.stack([g_t, g_p.expand_as(g_t), g_e.expand_as(g_t)]).abs()
+    best = h.amin(0)
+    # a candidate's rounding counts only where it could undercut the best (as in lower_intercept)
+    above = (h - best).nan_to_num(nan=0.0, posinf=math.inf, neginf=0.0)
+    fmax = torch.clamp(g_abs.nan_to_num(nan=0.0, posinf=0.0) - above / MARGIN, min=0.0).nan_to_num(nan=0.0).amax(0)
+    b = best - margin(fmax, a, torch.maximum(xl.abs(), xu.abs()))
+    choice = (a * mid + b).argmax(0, keepdim=True)
+    return a.gather(0, choice)[0], b.gather(0, choice)[0]
 
 
 def _envelope_line(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, sign: torch.Tensor, secant: torch.Tensor):
@@ -301,6 +310,9 @@ def lines_with_slopes(curve: Curve, xl, xu, lower_slope, upper_slope):
 
 def exact_range(curve: Curve, xl: torch.Tensor, xu: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """[min f, max f] over each [xl, xu], rounded outward (slope 0 in extremum.py)."""
+    fast = fast_range(curve, xl, xu)
+    if fast is not None:
+        return fast
     zero = torch.zeros_like(xl)
     # both ends in one call (sign +-1), each with f's next minimum (maximum) as the touch hint (no search)
     sign = torch.tensor([1.0, -1.0], dtype=F64).reshape(2, *([1] * xl.dim()))

@@ -236,7 +236,7 @@ class Propagator:
                 c = _sum_tail(Ap * bl + An * bu)
                 m = _sum_tail(Ap * bl.abs() - An * bu.abs())
                 return [(op.inputs[0], Ai, c, m)]
-            Ai = Ap * al[:, None] + An * au[:, None]
+            Ai = torch.where(A >= 0, A * al[:, None], A * au[:, None])  # one of Ap al, An au is 0
             Pf, Nf = Ap.flatten(2), An.flatten(2)  # [B, S, n]: the sums as batched matrix-vector products
             blf, buf = bl.flatten(1), bu.flatten(1)
             cm = Pf @ torch.stack([blf, blf.abs()], -1) + Nf @ torch.stack([buf, -buf.abs()], -1)  # [B, S, 2]
@@ -274,7 +274,8 @@ class Propagator:
             ids = order[:, s0 : s0 + chunk]  # [B, rows]
             rows = ids.shape[1]
             if from_weight:
-                Aw = op.weight[ids]  # [B, rows, in]
+                # [B, rows, in]; the same rows for every sample when all are refined (a broadcast, no copy)
+                Aw = op.weight[s0 : s0 + rows].expand(B, -1, -1) if refine is None else op.weight[ids]
                 bias = op.bias[ids] if op.bias is not None else torch.zeros(B, rows, dtype=F64)
                 lb = self._backward(
                     op.inputs[0],
