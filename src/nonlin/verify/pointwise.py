@@ -81,10 +81,21 @@ def _lower_line(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, sign: torch.Te
     if bool(mixed.any()):
         a, b = a.clone(), b.clone()
         # two regions, convex (for g) then concave or the reverse: a tangent from the far end (closed form)
-        two = mixed & _two_regions(curve, xl, xu, k)
+        two, left_convex = _two_regions(curve, xl, xu, k, sign)
+        two &= mixed
         if bool(two.any()):
             at, bt = _tangent_from_end(
-                curve, xl[two], xu[two], sign[two], k[two], g_l[two], g_u[two], g_mid[two], dg_mid[two], secant[two]
+                curve,
+                xl[two],
+                xu[two],
+                sign[two],
+                k[two],
+                left_convex[two],
+                g_l[two],
+                g_u[two],
+                g_mid[two],
+                dg_mid[two],
+                secant[two],
             )
             a[two], b[two] = at, bt
         rest = mixed & ~two
@@ -94,14 +105,25 @@ def _lower_line(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, sign: torch.Te
     return a, b
 
 
-def _two_regions(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
-    """[xl, xu] meets exactly regions k and k + 1, and f is continuous at their boundary and ends."""
-    pts, _, _, _ = _tables(curve)
+def _two_regions(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, k: torch.Tensor, sign: torch.Tensor):
+    """[xl, xu] meets exactly regions k and k + 1, one convex for g = sign f and the other concave (either
+    order), and f is continuous at their boundary and ends."""
+    pts, _, _, flag_table = _tables(curve)
     if not len(pts):
-        return torch.zeros(xl.shape, dtype=torch.bool)
+        return torch.zeros(xl.shape, dtype=torch.bool), torch.zeros(xl.shape, dtype=torch.bool)
     n_lt_u = torch.searchsorted(pts, xu, right=False)  # boundaries < xu
     n_le_l = torch.searchsorted(pts, xl, right=True)  # boundaries <= xl
     two = (n_le_l == k) & (n_lt_u == k + 1)
+    convex_bit = torch.where(sign > 0, CONVEX, CONCAVE)
+    concave_bit = torch.where(sign > 0, CONCAVE, CONVEX)
+    left = flag_table[torch.clamp(k, max=len(curve.flags) - 1)]
+    right = flag_table[torch.clamp(k + 1, max=len(curve.flags) - 1)]
+    cv_left, cc_left = (left & convex_bit) > 0, (left & concave_bit) > 0
+    cv_right, cc_right = (right & convex_bit) > 0, (right & concave_bit) > 0
+    # which side is the convex one must be unambiguous (a linear side counts as the other kind)
+    convex_then_concave = cv_left & cc_right & ~(cc_left & ~cv_left) & ~(cv_right & ~cc_right)
+    concave_then_convex = cc_left & cv_right & ~convex_then_concave
+    return two & (convex_then_concave | concave_then_convex), convex_then_concave
     if curve.jumps:
         jumps = torch.tensor(curve.jumps, dtype=F64)
         p = pts[torch.clamp(k, max=len(pts) - 1)]
@@ -114,7 +136,7 @@ TANGENT_GRID, TANGENT_ROUNDS = 31, 3  # the tangent point from the far end: roun
 _GRID = torch.arange(1, TANGENT_GRID + 1, dtype=F64)[:, None] / (TANGENT_GRID + 1)
 
 
-def _tangent_from_end(curve: Curve, xl, xu, sign, k, g_l, g_u, g_mid, dg_mid, secant):
+def _tangent_from_end(curve: Curve, xl, xu, sign, k, left_convex, g_l, g_u, g_mid, dg_mid, secant):
     """The least-mean-gap lower line of g on [xl, xu] spanning regions k (left) and k + 1 (right), one convex
     for g and the other concave; closed form up to locating one tangent point.
 
@@ -128,10 +150,7 @@ def _tangent_from_end(curve: Curve, xl, xu, sign, k, g_l, g_u, g_mid, dg_mid, se
     The intercept is the exact minimum of h = g - a x (as extremum.lower_intercept, without its search): on
     the convex part h lies above its tangent at the touch point t, h(t) + h'(t)(x - t), lowest at an end of
     the part; on the concave part h is lowest at an end (the boundary or e)."""
-    pts, _, _, flag_table = _tables(curve)
-    p = pts[k]
-    convex_bit = torch.where(sign > 0, CONVEX, CONCAVE)
-    left_convex = (flag_table[k] & convex_bit) > 0  # else the right region is convex for g
+    p = _tables(curve)[0][k]  # left_convex: else the right region is the convex one for g
     mid = xl + (xu - xl) / 2
     e = torch.where(left_convex, xu, xl)  # the far end
     g_e = torch.where(left_convex, g_u, g_l)
