@@ -123,13 +123,12 @@ def _two_regions(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, k: torch.Tens
     # which side is the convex one must be unambiguous (a linear side counts as the other kind)
     convex_then_concave = cv_left & cc_right & ~(cc_left & ~cv_left) & ~(cv_right & ~cc_right)
     concave_then_convex = cc_left & cv_right & ~convex_then_concave
-    return two & (convex_then_concave | concave_then_convex), convex_then_concave
     if curve.jumps:
         jumps = torch.tensor(curve.jumps, dtype=F64)
         p = pts[torch.clamp(k, max=len(pts) - 1)]
         at_jump = ((p[..., None] == jumps) | (xl[..., None] == jumps) | (xu[..., None] == jumps)).any(-1)
         two &= ~at_jump
-    return two
+    return two & (convex_then_concave | concave_then_convex), convex_then_concave
 
 
 TANGENT_GRID, TANGENT_ROUNDS = 31, 3  # the tangent point from the far end: rounds of a grid search
