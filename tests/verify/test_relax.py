@@ -25,13 +25,10 @@ NORMALIZERS = nonlin.names("normalizer")
 # a pointwise entry is refused only when its curvature is finer than the convexity grid (curve.check_resolution)
 RELAXED_POINTWISE = [n for n in POINTWISE if n not in UNRELAXABLE]
 # Relaxations the interval-arithmetic prover cannot yet prove (strict: proving one fails until it leaves the
-# list). They hold on dense samples; the prover, not the bound, is what falls short (docs/verify.md).
-NOT_PROVED = {
-    "siren": "nonlin.accuracy's interval range of sin(30x) on [-1e-9, 1e-9] is +-16 (true +-3e-8): too wide to prove",
-    "snake_beta": "the same: the interval range of sin^2(a x) on intervals 1e-9 wide is too wide to prove",
-    "exponential": "intervals whose values overflow ([-1e4, 1e4], [-5, 1000]): the prover cannot bound inf",
-    "symexp": "as exponential: intervals whose values overflow",
-}
+# list). Empty now: siren and snake_beta are proved since the prover evaluates their exact product w x in real
+# arithmetic (verify_prover.real_arithmetic), exponential and symexp since verify bounds overflowing intervals
+# by constants at the exact range's end.
+NOT_PROVED: dict[str, str] = {}
 
 
 def _proved(name: str):

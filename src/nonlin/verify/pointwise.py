@@ -316,7 +316,15 @@ def lines(curve: Curve, xl: torch.Tensor, xu: torch.Tensor):
     n = lf.numel()
     sign = torch.cat([torch.ones(n, dtype=F64), -torch.ones(n, dtype=F64)])
     a, b = _lower_line(curve, torch.cat([lf, lf]), torch.cat([uf, uf]), sign)
-    return a[:n].reshape(shape), b[:n].reshape(shape), (-a[n:]).reshape(shape), (-b[n:]).reshape(shape)
+    al, bl, au, bu = a[:n], b[:n], -a[n:], -b[n:]
+    # where f overflows (exp on [700, 800]) a line may have an infinite slope or intercept, and a x + b is then
+    # NaN somewhere: the constant at the exact range's end is the sound bound there (0 x + inf is inf, not NaN)
+    bad_l, bad_u = ~(torch.isfinite(al) & torch.isfinite(bl)), ~(torch.isfinite(au) & torch.isfinite(bu))
+    if bool(bad_l.any() | bad_u.any()):
+        lo, hi = exact_range(curve, lf, uf)
+        al, bl = torch.where(bad_l, 0.0, al), torch.where(bad_l, lo, bl)
+        au, bu = torch.where(bad_u, 0.0, au), torch.where(bad_u, hi, bu)
+    return al.reshape(shape), bl.reshape(shape), au.reshape(shape), bu.reshape(shape)
 
 
 def lines_with_slopes(curve: Curve, xl, xu, lower_slope, upper_slope):
