@@ -74,6 +74,43 @@ def _grid() -> torch.Tensor:
     return torch.cat([-tail.flip(0), inner, tail])
 
 
+REFINE_ROUNDS, REFINE_POINTS, REFINE_MAX = 6, 256, 400_000
+
+
+def _spacing(xs: torch.Tensor) -> torch.Tensor:
+    """Each grid point's larger distance to its neighbours."""
+    gaps = xs[1:] - xs[:-1]
+    return torch.maximum(torch.cat([gaps[:1], gaps]), torch.cat([gaps, gaps[-1:]]))
+
+
+def _bends_fast(xs: torch.Tensor, dx: torch.Tensor, d2x: torch.Tensor) -> torch.Tensor:
+    """Grid points where f' moves by far more than its own size within one grid step (features finer than
+    the grid there)."""
+    return (_spacing(xs) * d2x.abs() > 16 * (dx.abs() + 1)) & (xs.abs() <= INNER)
+
+
+def _refined_grid(df: Fn, d2: Fn) -> tuple[torch.Tensor, torch.Tensor]:
+    """The grid, refined around the points where f bends on a finer scale than the grid (smu's erf(mu x) with
+    mu = 1e6 turns within 1e-6 of 0): each such point's two neighbouring cells get REFINE_POINTS more points,
+    for up to REFINE_ROUNDS rounds (each 2^8 times finer). A curve that still bends too fast is refused by
+    `check_resolution`."""
+    xs = _grid()
+    d2x = d2(xs)
+    for _ in range(REFINE_ROUNDS):
+        with torch.no_grad():
+            fast = _bends_fast(xs, df(xs).detach(), d2x)
+        if not bool(fast.any()) or len(xs) > REFINE_MAX:
+            break
+        i = torch.nonzero(fast).flatten()
+        lo, hi = xs[torch.clamp(i - 1, min=0)], xs[torch.clamp(i + 1, max=len(xs) - 1)]
+        frac = torch.linspace(0.0, 1.0, REFINE_POINTS + 1, dtype=F64)[1:-1, None]
+        new = (lo + (hi - lo) * frac).flatten()
+        xs_new = torch.unique(torch.cat([xs, new]))  # sorted
+        d2x = d2(xs_new)
+        xs = xs_new
+    return xs, d2x
+
+
 def _refine(d2: Fn, a: float, b: float, sa: int) -> float:
     """A point between a and b where the sign of f'' leaves `sa` (bisection on f'')."""
     lo, hi = a, b
@@ -91,10 +128,9 @@ def _refine(d2: Fn, a: float, b: float, sa: int) -> float:
 
 def build_curve(label: str, f: Fn, df: Fn, breakpoints: tuple[float, ...], interval_f=None) -> Curve:
     """Regions of convexity of f from f'' (autograd of df), split at the declared breakpoints."""
-    xs = _grid()
     bps = sorted({float(b) for b in breakpoints if math.isfinite(b)})
     d2 = lambda x: _second_derivative(df, x)
-    d2x = d2(xs)
+    xs, d2x = _refined_grid(df, d2)
     # f'' below the rounding noise of f' (|f''| x^2 under 2^-44 (|f| + |x f'|)) counts as zero: the error
     # of treating such a stretch as linear is within the margin every bound carries (see relax.MARGIN).
     with torch.no_grad():
@@ -191,12 +227,13 @@ def check_resolution(curve: Curve, xs: torch.Tensor, bps: list[float], d2x: torc
     with torch.no_grad():
         fx, dx = curve.f(xs), curve.df(xs).detach()
     # f' moving by far more than its own size within one grid step: features finer than the grid
-    fast = (STEP * d2x.abs() > 16 * (dx.abs() + 1)) & (xs.abs() <= INNER)
+    fast = _bends_fast(xs, dx, d2x)
     if bool(fast.any()):
         i = int(torch.nonzero(fast)[0])
         raise NotImplementedError(
             f"{curve.label}: f'' = {float(d2x[i]):.3g} at x = {float(xs[i]):.6g}: f bends on a scale finer than the "
-            f"convexity grid (step {STEP}), so its convexity regions cannot be trusted; not relaxed"
+            f"convexity grid (step {float(_spacing(xs)[i]):.3g} there after refinement), so its convexity regions "
+            "cannot be trusted; not relaxed"
         )
     a, b = xs[:-1], xs[1:]
     secant = (fx[1:] - fx[:-1]) / (b - a)
