@@ -11,10 +11,11 @@ changing sign in the tails: sin, snake, gcu); unknown regions are bounded with t
 arithmetic of nonlin.accuracy instead of by tangents.
 
 What this rests on (and what the tests check with interval arithmetic): a sign change of f'' between two
-grid points 2^-7 apart (inside [-64, 64]) or between consecutive points of the geometric tail grid would go
-unseen. `check_resolution` refuses (NotImplementedError, so `relax.unrelaxable` lists it) a curve whose f''
-times the grid step is large against f' (smu with mu = 1e6; snake with a > ~100), or one with a grid cell
-whose secant contradicts its region's convexity.
+grid points (2^-7 apart inside [-64, 64], finer where the grid was refined) or between consecutive points
+of the geometric tail grid would go unseen. Where f'' times the local step is large against f' (smu with
+mu = 1e6 bends within 1e-6 of 0) the grid is refined there, up to 6 rounds of 2^8; `check_resolution`
+refuses (NotImplementedError, so `relax.unrelaxable` lists it) a curve that still bends too fast, or one
+with a grid cell whose secant contradicts its region's convexity.
 """
 
 from __future__ import annotations
@@ -222,7 +223,7 @@ def check_resolution(curve: Curve, xs: torch.Tensor, bps: list[float], d2x: torc
 
     On each grid cell [x_i, x_i+1] inside one region, a convex f has f'(x_i) <= secant <= f'(x_i+1) and a
     concave f the reverse (a linear one both). A sign change of f'' the grid did not see (smu's erf(mu x)
-    with mu = 1e6 bends within 1e-6 of 0) breaks this on the cell that holds it."""
+    with mu = 1e6 bends within 1e-6 of 0, before the refinement) breaks this on the cell that holds it."""
     edges = sorted(set(curve.points) | set(bps))
     with torch.no_grad():
         fx, dx = curve.f(xs), curve.df(xs).detach()

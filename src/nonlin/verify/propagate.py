@@ -228,7 +228,8 @@ class Propagator:
                 cst = op.const.expand(op.shape) if op.const.dim() <= len(op.shape) else op.const
                 out.append((op.inputs[0], None, _sum_tail(A * cst), _sum_tail(A.abs() * cst.abs())))
             return out
-        Ap, An = A.clamp(min=0), A.clamp(max=0)
+        Ap = A.clamp(min=0)
+        An = A - Ap  # exact: A or 0
         if op.kind == "pointwise":
             al, bl, au, bu = rel
             if al.dim() == A.dim():  # per specification row (alpha-CROWN)
@@ -236,7 +237,7 @@ class Propagator:
                 c = _sum_tail(Ap * bl + An * bu)
                 m = _sum_tail(Ap * bl.abs() - An * bu.abs())
                 return [(op.inputs[0], Ai, c, m)]
-            Ai = torch.where(A >= 0, A * al[:, None], A * au[:, None])  # one of Ap al, An au is 0
+            Ai = torch.addcmul(An * au[:, None], Ap, al[:, None])  # one of the two terms is 0: exact sum
             Pf, Nf = Ap.flatten(2), An.flatten(2)  # [B, S, n]: the sums as batched matrix-vector products
             blf, buf = bl.flatten(1), bu.flatten(1)
             cm = Pf @ torch.stack([blf, blf.abs()], -1) + Nf @ torch.stack([buf, -buf.abs()], -1)  # [B, S, 2]
