@@ -228,6 +228,15 @@ class Propagator:
                 cst = op.const.expand(op.shape) if op.const.dim() <= len(op.shape) else op.const
                 out.append((op.inputs[0], None, _sum_tail(A * cst), _sum_tail(A.abs() * cst.abs())))
             return out
+        if op.kind == "pointwise" and B > 1 and A.stride(0) == 0 and rel[0].dim() != A.dim():
+            # A is the same for every sample (a broadcast of W's rows): split it once, not per sample
+            A1 = A[0]  # [S, ...]
+            Ap, An = A1.clamp(min=0), A1.clamp(max=0)
+            al, bl, au, bu = rel
+            Ai = torch.addcmul(An * au[:, None], Ap, al[:, None])  # [B, S, ...]; one term is 0: exact
+            blf, buf = bl.flatten(1), bu.flatten(1)
+            cm = Ap.flatten(1) @ torch.stack([blf, blf.abs()], -1) + An.flatten(1) @ torch.stack([buf, -buf.abs()], -1)
+            return [(op.inputs[0], Ai, cm[..., 0], cm[..., 1])]
         Ap = A.clamp(min=0)
         An = A - Ap  # exact: A or 0
         if op.kind == "pointwise":
@@ -275,12 +284,17 @@ class Propagator:
             ids = order[:, s0 : s0 + chunk]  # [B, rows]
             rows = ids.shape[1]
             if from_weight:
-                # [B, rows, in]; the same rows for every sample when all are refined (a broadcast, no copy)
-                Aw = op.weight[s0 : s0 + rows].expand(B, -1, -1) if refine is None else op.weight[ids]
+                # [B, 2 rows, in]; the same rows for every sample when all are refined (a broadcast, no copy)
+                if refine is None:
+                    Wr = op.weight[s0 : s0 + rows]
+                    A0 = torch.cat([Wr, -Wr])[None].expand(B, -1, -1)
+                else:
+                    Aw = op.weight[ids]
+                    A0 = torch.cat([Aw, -Aw], 1)
                 bias = op.bias[ids] if op.bias is not None else torch.zeros(B, rows, dtype=F64)
                 lb = self._backward(
                     op.inputs[0],
-                    torch.cat([Aw, -Aw], 1),
+                    A0,
                     relax,
                     xl,
                     xu,
