@@ -22,6 +22,9 @@ from nonlin.verify.pointwise import _region
 
 F64 = torch.float64
 _SLOPE_SAMPLES = torch.linspace(0.0, 1.0, 9, dtype=F64)
+# theta stays this far inside [0, 1]: at the end slopes of a piecewise-affine f (ReLU's 0 and 1, where CROWN
+# starts) the minimum of f(x) - a x is a whole piece, and the argmin, hence the gradient, would be arbitrary
+EDGE = 1e-6
 
 
 class _ExactIntercept(torch.autograd.Function):
@@ -85,10 +88,16 @@ def sides(xl: torch.Tensor) -> torch.Tensor:
 
 def concave_sides(curve: Curve, xl: torch.Tensor, xu: torch.Tensor) -> torch.Tensor:
     """[2, *shape] bool: g = sign * f is concave on [xl, xu] (one region), so its secant is its best lower line."""
-    k, one = _region(curve, xl.detach(), xu.detach())
+    xl, xu = xl.detach(), xu.detach()
+    k, one = _region(curve, xl, xu)
     flags = torch.tensor(curve.flags, dtype=torch.long)[k]
-    f_concave = one & ((flags & CONCAVE) > 0)  # lower line of f is the secant
-    f_convex = one & ((flags & CONVEX) > 0)  # upper line of f is the secant
+    # f' is monotone in one region: equal at both ends (just inside) means f is affine there (a stable ReLU,
+    # whose region is the whole line: its kink merges convex pieces)
+    d_l = curve.df(torch.minimum(torch.nextafter(xl, torch.full_like(xl, math.inf)), xu))
+    d_u = curve.df(torch.maximum(torch.nextafter(xu, torch.full_like(xu, -math.inf)), xl))
+    affine = one & (flags > 0) & (d_l == d_u)
+    f_concave = one & ((flags & CONCAVE) > 0) | affine  # lower line of f is the secant
+    f_convex = one & ((flags & CONVEX) > 0) | affine  # upper line of f is the secant
     return torch.stack([f_concave, f_convex])
 
 
@@ -124,14 +133,14 @@ class PointwiseSlopes:
         a0 = torch.stack([al, -au])  # slopes of g on each side
         a_lo, a_hi = slope_range(curve, xl, xu, a0)
         scale = a_hi - a_lo
-        theta0 = torch.where(scale > 0, (a0 - a_lo) / torch.where(scale > 0, scale, 1.0), 0.0).clamp(0.0, 1.0)
+        theta0 = torch.where(scale > 0, (a0 - a_lo) / torch.where(scale > 0, scale, 1.0), 0.0).clamp(EDGE, 1 - EDGE)
         self.a_lo, self.scale = a_lo[:, :, None], scale[:, :, None]  # [2, B, 1, *shape]
         B = xl.shape[0]
         self.theta = theta0[:, :, None].expand(2, B, rows, *xl.shape[1:]).clone().requires_grad_(True)
 
     def clamp_(self) -> None:
         with torch.no_grad():
-            self.theta.clamp_(0.0, 1.0)
+            self.theta.clamp_(EDGE, 1 - EDGE)
 
     def lines(self, xl, xu, concave, sec_a, sec_b):
         """(al, bl, au, bu) [B, S, *shape] on the current interval [xl, xu] ([B, *shape]); `concave`, `sec_a`,

@@ -26,7 +26,7 @@ import torch.nn.functional as F
 from nonlin.verify.alpha import PointwiseSlopes, concave_sides, differentiable_range, secant_lines
 from nonlin.verify.curve import pointwise_curve
 from nonlin.verify.graph import Op, trace
-from nonlin.verify.pointwise import lines, lines_with_slopes
+from nonlin.verify.pointwise import lines
 from nonlin.verify.relax import gated_factors, gated_relaxation, interval, outward
 
 F64 = torch.float64
@@ -114,6 +114,14 @@ def _pack(op: Op, gate: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
     if op.layout == "interleaved":
         return torch.stack([gate, value], -1).flatten(-2)
     return torch.cat([gate, value] if op.layout == "gate_value" else [value, gate], -1)
+
+
+def _tighter(new: Bound, ref: Bound) -> Bound:
+    """The intersection of two sound bounds, its gradient always through `new` (where the reference is the
+    tighter one, as at the start where they tie, the gradient still says how to improve `new`)."""
+    lo = torch.where(torch.isfinite(new.lo), new.lo + (ref.lo - new.lo).clamp(min=0).detach(), ref.lo)
+    hi = torch.where(torch.isfinite(new.hi), new.hi - (new.hi - ref.hi).clamp(min=0).detach(), ref.hi)
+    return Bound(lo, hi)
 
 
 def _sum_tail(t: torch.Tensor) -> torch.Tensor:
@@ -323,13 +331,28 @@ class Propagator:
             return self._optimize(out, C, relax, bounds, xl, xu, lb, steps, lr)
         B, S = C.shape[:2]
         # each group becomes its own sample (the slopes are per sample): [B, S] -> [B * groups, S / groups]
-        rep = lambda t: t.repeat_interleave(groups, 0)  # noqa: E731
+        rep = lambda t: t.repeat_interleave(groups, 0)
         bounds_g = [Bound(rep(b.lo), rep(b.hi)) for b in bounds]
         relax_g = {k: tuple(rep(t) for t in r) for k, r in relax.items()}
         Cg = C.reshape(B * groups, S // groups, *C.shape[2:])
         lbg = lb.reshape(B * groups, S // groups)
         best = self._optimize(out, Cg, relax_g, bounds_g, rep(xl), rep(xu), lbg, steps, lr)
         return best.reshape(B, S)
+
+    def _loose_neurons(self, j: int, bounds: list[Bound], curves: dict) -> torch.Tensor:
+        """[B, m]: per sample, the flat indices of node j's neurons whose bounds can change a relaxation (all of
+        them unless every consumer is pointwise and affine on the neuron's reference interval), padded with n."""
+        n = math.prod(self.ops[j].shape)
+        b = bounds[j]
+        B = b.lo.shape[0]
+        exact = torch.ones(B, n, dtype=torch.bool)
+        for k in self.consumers[j]:
+            if k not in curves:
+                return torch.arange(n).expand(B, n)
+            exact &= concave_sides(curves[k], b.lo, b.hi).all(0).reshape(B, n)  # f affine on the interval
+        m = int((~exact).sum(1).max()) if B else 0
+        order = torch.sort(exact.to(torch.int8), dim=1, stable=True).indices[:, :m]  # the loose ones first
+        return torch.where(torch.gather(~exact, 1, order), order, n)
 
     def _optimize(self, out, C, relax, bounds, xl, xu, best, steps, lr, decay=LR_DECAY):
         """alpha-CROWN: Adam on the slopes of every pointwise relaxation in every backward pass (one set per
@@ -342,7 +365,11 @@ class Propagator:
         curves = {k: pointwise_curve(ops[k].name, ops[k].params) for k in pointwise}
         starts = [j for j in sorted(self.needs_bounds) if self._crown_node(j)] + [out]
         B = xl.shape[0]
-        rows = {j: 2 * math.prod(ops[j].shape) for j in starts[:-1]}
+        # rows of each intermediate pass: the neurons whose next relaxation is not already exact (auto_LiRPA's
+        # sparse intermediate bounds: a stable ReLU's bounds cannot loosen or tighten its lines)
+        loose = {j: self._loose_neurons(j, bounds, curves) for j in starts[:-1]}
+        starts = [j for j in starts[:-1] if loose[j].shape[1]] + [out]
+        rows = {j: 2 * loose[j].shape[1] for j in starts[:-1]}
         rows[out] = C.shape[1]
         slopes: dict[tuple[int, int], PointwiseSlopes] = {}
         for j in starts:
@@ -358,8 +385,8 @@ class Propagator:
         eyes = {}
         for j in starts[:-1]:
             n = math.prod(ops[j].shape)
-            eye = torch.eye(n, dtype=F64).reshape(n, *ops[j].shape)
-            eyes[j] = torch.cat([eye, -eye])[None].expand(B, -1, *ops[j].shape)
+            eye = torch.eye(n + 1, n, dtype=F64)[loose[j]].reshape(B, -1, *ops[j].shape)  # padding: zero rows
+            eyes[j] = torch.cat([eye, -eye], 1)
         for step in range(steps):
             last = step == steps - 1
             with torch.no_grad() if last else torch.enable_grad():
@@ -374,18 +401,23 @@ class Propagator:
                             if (j, k) in slopes:
                                 rel[k] = slopes[j, k].lines(*local[k])
                         lb = self._backward(j, eyes[j], rel, xl, xu)
-                        n = rows[j] // 2
-                        lo, hi = lb[:, :n].reshape(B, *op.shape), (-lb[:, n:]).reshape(B, *op.shape)
-                        ref = bounds[j]
-                        cur[j] = Bound(torch.where(lo > ref.lo, lo, ref.lo), torch.where(hi < ref.hi, hi, ref.hi))
+                        m, idx, ref = rows[j] // 2, loose[j], bounds[j]
+                        pad = torch.zeros(B, 1, dtype=F64)  # the padding rows land in a dropped column
+                        lo = torch.cat([ref.lo.reshape(B, -1), pad], 1).scatter(1, idx, lb[:, :m])[:, :-1]
+                        hi = torch.cat([ref.hi.reshape(B, -1), pad], 1).scatter(1, idx, -lb[:, m:])[:, :-1]
+                        lo, hi = lo.reshape(ref.lo.shape), hi.reshape(ref.hi.shape)
+                        cur[j] = _tighter(Bound(lo, hi), ref)
                     elif op.kind == "pointwise" and j in self.needs_bounds and j in curves:
                         b = cur[op.inputs[0]]
-                        lo, hi = differentiable_range(curves[j], b.lo, b.hi)
-                        ref = bounds[j]
-                        cur[j] = Bound(torch.where(lo > ref.lo, lo, ref.lo), torch.where(hi < ref.hi, hi, ref.hi))
+                        cur[j] = _tighter(Bound(*differentiable_range(curves[j], b.lo, b.hi)), bounds[j])
                     if j in curves:
                         b = cur[op.inputs[0]]
-                        local[j] = (b.lo, b.hi, concave_sides(curves[j], b.lo, b.hi), *secant_lines(curves[j], b.lo, b.hi))
+                        local[j] = (
+                            b.lo,
+                            b.hi,
+                            concave_sides(curves[j], b.lo, b.hi),
+                            *secant_lines(curves[j], b.lo, b.hi),
+                        )
                 rel = {k: r for k, r in relax.items() if k not in curves}
                 for k in pointwise:
                     if (out, k) in slopes:
