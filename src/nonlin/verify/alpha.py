@@ -17,7 +17,7 @@ import math
 import torch
 
 from nonlin.verify.curve import CONCAVE, CONVEX, Curve
-from nonlin.verify.extremum import lower_intercept
+from nonlin.verify.extremum import lower_intercept, margin
 from nonlin.verify.pointwise import _region
 
 F64 = torch.float64
@@ -124,8 +124,35 @@ def slope_range(curve: Curve, xl: torch.Tensor, xu: torch.Tensor, a0: torch.Tens
     return torch.minimum(dg.amin(1), a0), torch.maximum(dg.amax(1), a0)
 
 
+class _Tangent(torch.autograd.Function):
+    """The tangent of g = sign * f at t, (slope, intercept) with extremum.py's margin for the reach xmax: a
+    sound lower bound of g wherever g is convex around t. The gradient in t uses g'' by a central difference."""
+
+    @staticmethod
+    def forward(ctx, t, sign, xmax, curve):
+        t = t.detach()
+        g, a = sign * curve.f(t), sign * curve.df(t)
+        b = g - a * t - margin(g.abs(), a, xmax)
+        ctx.save_for_backward(t, sign)
+        ctx.curve = curve
+        return a, b.nan_to_num(nan=-math.inf, posinf=math.inf, neginf=-math.inf)
+
+    @staticmethod
+    def backward(ctx, grad_a, grad_b):
+        t, sign = ctx.saved_tensors
+        h = 2.0**-17 * (1 + t.abs())
+        g2 = sign * (ctx.curve.df(t + h) - ctx.curve.df(t - h)) / (2 * h)
+        g2 = g2.nan_to_num(0.0, 0.0, 0.0)
+        return (grad_a - grad_b * t) * g2, None, None, None
+
+
 class PointwiseSlopes:
-    """The optimized slopes of one pointwise node for one backward pass (start node): theta [2, B, S, *shape]."""
+    """The optimized lines of one pointwise node for one backward pass (start node): theta [2, B, S, *shape].
+
+    Per element and side: the secant where g is concave on the current interval; the tangent at
+    t = l + theta (u - l) where g is convex and smooth on the reference interval [l, u] (no search for the
+    intercept); elsewhere (kinks, several regions) the slope a_lo + theta (a_hi - a_lo) with its exact intercept.
+    """
 
     def __init__(self, curve: Curve, xl: torch.Tensor, xu: torch.Tensor, al: torch.Tensor, au: torch.Tensor, rows: int):
         # xl, xu: the reference interval [B, *shape]; al, au: CROWN's slopes there (the starting point)
@@ -135,6 +162,15 @@ class PointwiseSlopes:
         scale = a_hi - a_lo
         theta0 = torch.where(scale > 0, (a0 - a_lo) / torch.where(scale > 0, scale, 1.0), 0.0).clamp(EDGE, 1 - EDGE)
         self.a_lo, self.scale = a_lo[:, :, None], scale[:, :, None]  # [2, B, 1, *shape]
+        # tangent elements: g convex in one region (the concave side of f), and g' without a jump on the samples
+        convex_g = concave_sides(curve, xl, xu).flip(0) & ~concave_sides(curve, xl, xu)
+        t = xl[None] + (xu - xl)[None] * _SLOPE_SAMPLES.reshape(-1, *([1] * xl.dim()))
+        dg = sides(xl)[:, None] * curve.df(t).nan_to_num(0.0, 0.0, 0.0)[None]  # [2, 9, *shape]
+        smooth = dg.diff(dim=1).abs().amax(1) <= 0.5 * (dg.amax(1) - dg.amin(1))
+        self.tangent = convex_g & smooth & (xu > xl)[None]
+        theta0 = torch.where(self.tangent, 0.5, theta0)  # CROWN's lower line on a convex piece: the midpoint tangent
+        self.t_lo, self.t_w = xl[:, None], (xu - xl)[:, None]  # [B, 1, *shape]
+        self.xmax = torch.maximum(xl.abs(), xu.abs())[:, None]
         B = xl.shape[0]
         self.theta = theta0[:, :, None].expand(2, B, rows, *xl.shape[1:]).clone().requires_grad_(True)
 
@@ -145,16 +181,25 @@ class PointwiseSlopes:
     def lines(self, xl, xu, concave, sec_a, sec_b):
         """(al, bl, au, bu) [B, S, *shape] on the current interval [xl, xu] ([B, *shape]); `concave`, `sec_a`,
         `sec_b` [2, B, *shape] from `concave_sides` / `secant_lines` on it (shared by every start node)."""
-        a = self.a_lo + self.scale * self.theta  # [2, B, S, *shape]
-        shape = a.shape
+        shape = self.theta.shape
         conc = concave[:, :, None].expand(shape)
-        free = ~conc
+        tan = self.tangent[:, :, None].expand(shape) & ~conc
+        free = ~conc & ~tan
+        a = torch.where(conc, sec_a[:, :, None].expand(shape), self.a_lo + self.scale * self.theta)
         b = sec_b[:, :, None].expand(shape)
-        if bool(free.any()):
-            lo = xl[None, :, None].expand(shape)[free]
-            hi = xu[None, :, None].expand(shape)[free]
-            sign = sides(xl)[:, :, None].expand(shape)[free]
-            vals = exact_intercept(self.curve, a[free], lo, hi, sign)
-            b = torch.where(free, torch.zeros(shape, dtype=F64).index_put((free.nonzero(as_tuple=True)), vals), b)
-        a = torch.where(conc, sec_a[:, :, None].expand(shape), a)
+        where = free.nonzero(as_tuple=True)
+        if len(where[0]):
+            lo = xl[None, :, None].expand(shape)[where]
+            hi = xu[None, :, None].expand(shape)[where]
+            sign = sides(xl)[:, :, None].expand(shape)[where]
+            vals = exact_intercept(self.curve, a[where], lo, hi, sign)
+            b = torch.where(free, torch.zeros(shape, dtype=F64).index_put(where, vals), b)
+        where = tan.nonzero(as_tuple=True)
+        if len(where[0]):
+            t = (self.t_lo[None] + self.t_w[None] * self.theta)[where]
+            sign = sides(xl)[:, :, None].expand(shape)[where]
+            ta, tb = _Tangent.apply(t, sign, self.xmax[None].expand(shape)[where], self.curve)
+            zero = torch.zeros(shape, dtype=F64)
+            a = torch.where(tan, zero.index_put(where, ta), a)
+            b = torch.where(tan, zero.index_put(where, tb), b)
         return a[0], b[0], -a[1], -b[1]
