@@ -24,7 +24,7 @@ F64 = torch.float64
 _SLOPE_SAMPLES = torch.linspace(0.0, 1.0, 9, dtype=F64)
 # theta stays this far inside [0, 1]: at the end slopes of a piecewise-affine f (ReLU's 0 and 1, where CROWN
 # starts) the minimum of f(x) - a x is a whole piece, and the argmin, hence the gradient, would be arbitrary
-EDGE = 1e-6
+EDGE = 1e-9
 
 
 class _ExactIntercept(torch.autograd.Function):
@@ -168,24 +168,30 @@ class PointwiseSlopes:
         dg = sides(xl)[:, None] * curve.df(t).nan_to_num(0.0, 0.0, 0.0)[None]  # [2, 9, *shape]
         smooth = dg.diff(dim=1).abs().amax(1) <= 0.5 * (dg.amax(1) - dg.amin(1))
         self.tangent = convex_g & smooth & (xu > xl)[None]
+        self.smooth = smooth[:, :, None]  # smooth elements (tangents, and slopes across regions) move slower
         theta0 = torch.where(self.tangent, 0.5, theta0)  # CROWN's lower line on a convex piece: the midpoint tangent
         self.t_lo, self.t_w = xl[:, None], (xu - xl)[:, None]  # [B, 1, *shape]
         self.xmax = torch.maximum(xl.abs(), xu.abs())[:, None]
         B = xl.shape[0]
-        self.theta = theta0[:, :, None].expand(2, B, rows, *xl.shape[1:]).clone().requires_grad_(True)
+        # two tensors, one for the smooth elements and one for the others (kinks), each with its learning rate
+        theta0 = theta0[:, :, None].expand(2, B, rows, *xl.shape[1:])
+        self.theta_slope = theta0.clone().requires_grad_(True)
+        self.theta_tangent = theta0.clone().requires_grad_(True)
 
     def clamp_(self) -> None:
         with torch.no_grad():
-            self.theta.clamp_(EDGE, 1 - EDGE)
+            self.theta_slope.clamp_(EDGE, 1 - EDGE)
+            self.theta_tangent.clamp_(EDGE, 1 - EDGE)
 
     def lines(self, xl, xu, concave, sec_a, sec_b):
         """(al, bl, au, bu) [B, S, *shape] on the current interval [xl, xu] ([B, *shape]); `concave`, `sec_a`,
         `sec_b` [2, B, *shape] from `concave_sides` / `secant_lines` on it (shared by every start node)."""
-        shape = self.theta.shape
+        shape = self.theta_slope.shape
         conc = concave[:, :, None].expand(shape)
         tan = self.tangent[:, :, None].expand(shape) & ~conc
         free = ~conc & ~tan
-        a = torch.where(conc, sec_a[:, :, None].expand(shape), self.a_lo + self.scale * self.theta)
+        theta = torch.where(self.smooth, self.theta_tangent, self.theta_slope)
+        a = torch.where(conc, sec_a[:, :, None].expand(shape), self.a_lo + self.scale * theta)
         b = sec_b[:, :, None].expand(shape)
         where = free.nonzero(as_tuple=True)
         if len(where[0]):
@@ -196,7 +202,7 @@ class PointwiseSlopes:
             b = torch.where(free, torch.zeros(shape, dtype=F64).index_put(where, vals), b)
         where = tan.nonzero(as_tuple=True)
         if len(where[0]):
-            t = (self.t_lo[None] + self.t_w[None] * self.theta)[where]
+            t = (self.t_lo[None] + self.t_w[None] * self.theta_tangent)[where]
             sign = sides(xl)[:, :, None].expand(shape)[where]
             ta, tb = _Tangent.apply(t, sign, self.xmax[None].expand(shape)[where], self.curve)
             zero = torch.zeros(shape, dtype=F64)
