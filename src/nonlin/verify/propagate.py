@@ -395,6 +395,7 @@ class Propagator:
             n = math.prod(ops[j].shape)
             eye = torch.eye(n + 1, n, dtype=F64)[loose[j]].reshape(B, -1, *ops[j].shape)  # padding: zero rows
             eyes[j] = torch.cat([eye, -eye], 1)
+        tight = list(bounds)  # the tightest intermediate bounds seen so far (all sound: each step starts from them)
         for step in range(steps):
             last = step == steps - 1
             with torch.no_grad() if last else torch.enable_grad():
@@ -409,15 +410,17 @@ class Propagator:
                             if (j, k) in slopes:
                                 rel[k] = slopes[j, k].lines(*local[k])
                         lb = self._backward(j, eyes[j], rel, xl, xu)
-                        m, idx, ref = rows[j] // 2, loose[j], bounds[j]
+                        m, idx, ref = rows[j] // 2, loose[j], tight[j]
                         pad = torch.zeros(B, 1, dtype=F64)  # the padding rows land in a dropped column
                         lo = torch.cat([ref.lo.reshape(B, -1), pad], 1).scatter(1, idx, lb[:, :m])[:, :-1]
                         hi = torch.cat([ref.hi.reshape(B, -1), pad], 1).scatter(1, idx, -lb[:, m:])[:, :-1]
                         lo, hi = lo.reshape(ref.lo.shape), hi.reshape(ref.hi.shape)
                         cur[j] = _tighter(Bound(lo, hi), ref)
+                        tight[j] = Bound(cur[j].lo.detach(), cur[j].hi.detach())
                     elif op.kind == "pointwise" and j in self.needs_bounds and j in curves:
                         b = cur[op.inputs[0]]
-                        cur[j] = _tighter(Bound(*differentiable_range(curves[j], b.lo, b.hi)), bounds[j])
+                        cur[j] = _tighter(Bound(*differentiable_range(curves[j], b.lo, b.hi)), tight[j])
+                        tight[j] = Bound(cur[j].lo.detach(), cur[j].hi.detach())
                     if j in curves:
                         b = cur[op.inputs[0]]
                         local[j] = (
