@@ -81,6 +81,33 @@ def test_every_gated_entry_bounds_hold_in_a_model(name):
         assert bool((al >= cl).all() & (ah <= ch).all()), (name, packed)
 
 
+class _DeepGatedNet(nn.Module):
+    """A pointwise layer before the gated one and after it: the gated unit's input bounds come from a pass
+    whose tanh slopes alpha-CROWN optimizes, and its (CROWN) lines feed the passes after it."""
+
+    def __init__(self, name):
+        super().__init__()
+        torch.manual_seed(1)
+        self.a, self.b = nn.Linear(4, 8), nn.Linear(8, 12)
+        self.c, self.d = nn.Linear(6, 6), nn.Linear(6, 3)
+        self.name = name
+
+    def forward(self, x):
+        h = getattr(nonlin.functional, self.name)(self.b(torch.tanh(self.a(x))))
+        return self.d(torch.relu(self.c(h)))
+
+
+@pytest.mark.parametrize("name", sorted(set(nonlin.names("gated")) - set(UNRELAXABLE)))
+def test_alpha_crown_through_gated_entries_is_sound_and_never_looser(name):
+    model = _DeepGatedNet(name).double().eval()
+    x = torch.randn(3, 4, dtype=F64, generator=torch.Generator().manual_seed(3))
+    ys = _samples(model, x, 0.2)
+    cl, ch = verify.bounds(model, x, 0.2, "crown")
+    al, ah = verify.bounds(model, x, 0.2, "alpha-crown", steps=3)
+    assert bool((ys >= al[None]).all() & (ys <= ah[None]).all()), name
+    assert bool((al >= cl).all() & (ah <= ch).all()), name
+
+
 class _ConvRes(nn.Module):
     def __init__(self):
         super().__init__()
