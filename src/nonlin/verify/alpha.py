@@ -1,13 +1,17 @@
 """alpha-CROWN's pointwise relaxations: lines whose slopes are optimized and whose intercepts stay exact.
 
 Every line is written for g = sign * f (sign +1: a lower bound of f; -1: an upper bound, negated), so both
-sides are one computation. On a side where g is concave over [l, u] (one region), the secant is the best
-lower bound of g pointwise, so it is used with no parameter (ReLU's upper line, and both lines where f is
-affine). Elsewhere the slope is a = a_lo + (a_hi - a_lo) theta with theta in [0, 1] and [a_lo, a_hi] the
-range of g' over the reference interval (a slope outside it is dominated): ReLU's theta is auto_LiRPA's
-alpha. Any slope gives a sound line, since the intercept is extremum.py's exact minimum of g(x) - a x;
-it is differentiable in a (envelope theorem: -argmin) and in the ends (h'(l) where the minimum is at l,
-h'(u) where it is at u), so the bounds of later layers can be optimized through the intermediate ones.
+sides are one computation. Per element and side, with theta in [0, 1]:
+- g concave over the current [l, u] (one region; affine pieces count): the secant, the best lower bound of
+  g pointwise, with no parameter (ReLU's upper line; both lines of a stable ReLU);
+- g convex and smooth over the reference interval: the tangent at l + theta (u - l), sound on the whole
+  convex piece, with no search for its intercept;
+- elsewhere (kinks, intervals across an inflection): the slope a = a_lo + (a_hi - a_lo) theta, [a_lo, a_hi]
+  the range of g' over the reference interval (a slope outside it is dominated; ReLU's theta is
+  auto_LiRPA's alpha), with extremum.py's exact minimum of g(x) - a x as intercept. That intercept is
+  differentiable in a (envelope theorem: -argmin) and in the ends (h'(l) where the minimum is at l, h'(u)
+  where it is at u), so the bounds of later layers are optimized through the intermediate ones.
+Any theta gives a sound line.
 """
 
 from __future__ import annotations
