@@ -7,7 +7,8 @@
 - alpha-CROWN (Xu et al. 2021): the slopes of the pointwise relaxations in every backward pass, the
   intermediate ones included, are optimized jointly by Adam on the final bound (alpha.py): one set per
   (sample, start node, row, neuron), both lines, started from CROWN's; the intermediate bounds are
-  recomputed from them at each step (differentiably, intersected with CROWN's). Every slope is sound (its
+  recomputed from them at each step (differentiably, intersected with the tightest seen so far, CROWN's at
+  first). Every slope is sound (its
   intercept is the exact one of extremum.py), so the bound kept is the best over all steps, per element,
   and never looser than CROWN's. Gated relaxations keep CROWN's lines (sound on the narrower intervals).
 Everything runs in float64 (float32 weights and inputs convert exactly). Rounding of the float64 products
@@ -360,7 +361,7 @@ class Propagator:
     def _optimize(self, out, C, relax, bounds, xl, xu, best, steps, lr, decay=LR_DECAY):
         """alpha-CROWN: Adam on the slopes of every pointwise relaxation in every backward pass (one set per
         start node, row and neuron; both lines), the intermediate bounds recomputed from them at each step
-        (differentiably, intersected with CROWN's) and the best final bound kept per element."""
+        (differentiably, intersected with the tightest seen so far) and the best final bound kept per element."""
         ops = self.ops
         pointwise = [k for k, op in enumerate(ops) if op.kind == "pointwise" and k in relax]
         if not pointwise:
