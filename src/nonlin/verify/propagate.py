@@ -8,9 +8,8 @@
   intermediate ones included, are optimized jointly by Adam on the final bound (alpha.py): one set per
   (sample, start node, row, neuron), both lines, started from CROWN's; the intermediate bounds are
   recomputed from them at each step (differentiably, intersected with the tightest seen so far, CROWN's at
-  first). Every slope is sound (its
-  intercept is the exact one of extremum.py), so the bound kept is the best over all steps, per element,
-  and never looser than CROWN's. Gated relaxations keep CROWN's lines (sound on the narrower intervals).
+  first). Every slope is sound (its intercept is the exact one of extremum.py), so the bound kept is the
+  best over all steps, per element, and never looser than CROWN's. Gated relaxations keep CROWN's lines (sound on the narrower intervals).
 Everything runs in float64 (float32 weights and inputs convert exactly). Rounding of the float64 products
 is covered by a relative slack of 2^-32 on the magnitude of every concretized term; float32 results are
 then rounded outward.
