@@ -4,8 +4,8 @@
     lirpa/bin/python benchmarks/verify_lirpa_worker.py IN.pt OUT.json
 
 IN holds, per model, the layer list and state dict, the test inputs, labels and eps, and the intervals for
-the relaxation-tightness table; OUT gets, per model and method, the mean output-bound width, the number
-of verified inputs and the median time of three runs, or the error auto_LiRPA raised.
+the relaxation-tightness table; OUT gets, per model and method, the mean output-bound width, the mean margin
+lower bound, the number of verified inputs and the median time of three runs, or the error auto_LiRPA raised.
 """
 
 import itertools
@@ -68,6 +68,7 @@ def run_model(spec, x, y, eps):
             verified = int(((mlb > 0).all(1) & (pred == y)).sum())
             res[name] = {
                 "width": float((ub - lb).mean()),
+                "margin": float(mlb.mean()),  # mean lower bound of logit[y] - logit[j], j != y
                 "verified": verified,
                 "time_bounds": t_bounds,
                 "time_margin": t_margin,

@@ -9,6 +9,7 @@ from torch import nn
 import nonlin
 from nonlin import verify
 from nonlin.verify.graph import trace
+from nonlin.verify.propagate import Propagator, propagator
 
 UNRELAXABLE = verify.unrelaxable()
 F64 = torch.float64
@@ -34,13 +35,17 @@ def test_every_pointwise_entry_bounds_hold_in_a_model(name):
     model = _mlp(lambda: nonlin.get(name))
     x = torch.randn(3, 4, dtype=F64, generator=torch.Generator().manual_seed(1))
     ys = _samples(model, x, 0.3)
-    widths = {}
-    for method in ("ibp", "crown"):
-        lo, hi = verify.bounds(model, x, 0.3, method)
+    widths, got = {}, {}
+    for method in ("ibp", "crown", "alpha-crown"):
+        lo, hi = verify.bounds(model, x, 0.3, method, steps=3)
         assert lo.dtype == F64
         assert bool((ys >= lo[None]).all() & (ys <= hi[None]).all()), (name, method)
         widths[method] = float((hi - lo).sum())
+        got[method] = lo, hi
     assert widths["crown"] <= widths["ibp"] * (1 + 1e-9)
+    # alpha-CROWN (intermediate slopes included) starts from CROWN and keeps the best: never looser, per element
+    (cl, ch), (al, ah) = got["crown"], got["alpha-crown"]
+    assert bool((al >= cl).all() & (ah <= ch).all()), name
 
 
 class _GatedNet(nn.Module):
@@ -65,12 +70,42 @@ def test_every_gated_entry_bounds_hold_in_a_model(name):
     for packed in (True, False):
         model = _GatedNet(name, packed).double().eval()
         ys = _samples(model, x, 0.2)
-        w = {}
-        for method in ("ibp", "crown"):
-            lo, hi = verify.bounds(model, x, 0.2, method)
+        w, got = {}, {}
+        for method in ("ibp", "crown", "alpha-crown"):
+            lo, hi = verify.bounds(model, x, 0.2, method, steps=3)
             assert bool((ys >= lo[None]).all() & (ys <= hi[None]).all()), (name, packed, method)
             w[method] = float((hi - lo).sum())
+            got[method] = lo, hi
         assert w["crown"] <= w["ibp"] * (1 + 1e-9)
+        (cl, ch), (al, ah) = got["crown"], got["alpha-crown"]
+        assert bool((al >= cl).all() & (ah <= ch).all()), (name, packed)
+
+
+class _DeepGatedNet(nn.Module):
+    """A pointwise layer before the gated one and after it: the gated unit's input bounds come from a pass
+    whose tanh slopes alpha-CROWN optimizes, and its (CROWN) lines feed the passes after it."""
+
+    def __init__(self, name):
+        super().__init__()
+        torch.manual_seed(1)
+        self.a, self.b = nn.Linear(4, 8), nn.Linear(8, 12)
+        self.c, self.d = nn.Linear(6, 6), nn.Linear(6, 3)
+        self.name = name
+
+    def forward(self, x):
+        h = getattr(nonlin.functional, self.name)(self.b(torch.tanh(self.a(x))))
+        return self.d(torch.relu(self.c(h)))
+
+
+@pytest.mark.parametrize("name", sorted(set(nonlin.names("gated")) - set(UNRELAXABLE)))
+def test_alpha_crown_through_gated_entries_is_sound_and_never_looser(name):
+    model = _DeepGatedNet(name).double().eval()
+    x = torch.randn(3, 4, dtype=F64, generator=torch.Generator().manual_seed(3))
+    ys = _samples(model, x, 0.2)
+    cl, ch = verify.bounds(model, x, 0.2, "crown")
+    al, ah = verify.bounds(model, x, 0.2, "alpha-crown", steps=3)
+    assert bool((ys >= al[None]).all() & (ys <= ah[None]).all()), name
+    assert bool((al >= cl).all() & (ah <= ch).all()), name
 
 
 class _ConvRes(nn.Module):
@@ -123,6 +158,64 @@ def test_margins_are_sound_and_alpha_improves_on_crown(act):
     fin = torch.isfinite(m["crown"])
     assert bool((m["crown"][fin] >= m["ibp"][fin] - 1e-9).mean(dtype=F64) > 0.9)
     assert bool((m["alpha-crown"][fin] >= m["crown"][fin]).all())
+
+
+@pytest.mark.parametrize("act", [nn.ReLU, nn.Tanh, nn.SiLU])
+def test_alpha_crown_optimizes_the_intermediate_bounds(act):
+    # three hidden layers: the slopes of the first two passes move the bounds the last pass starts from
+    torch.manual_seed(7)
+    model = nn.Sequential(
+        nn.Linear(5, 24), act(), nn.Linear(24, 24), act(), nn.Linear(24, 24), act(), nn.Linear(24, 3)
+    ).double()
+    model.eval()
+    x = torch.randn(4, 5, dtype=F64)
+    eps = 0.15
+    ys = _samples(model, x, eps)
+    cl, ch = verify.bounds(model, x, eps, "crown")
+    al, ah = verify.bounds(model, x, eps, "alpha-crown")
+    assert bool((ys >= al[None]).all() & (ys <= ah[None]).all())
+    assert bool((al >= cl).all() & (ah <= ch).all())
+    p = propagator(model, x)
+    xl, xu = x - eps, x + eps
+    bounds_, relax = p.prepare(xl, xu, "crown")
+    out = len(p.ops) - 1
+    n = p.ops[out].shape[0]
+    eye = torch.eye(n, dtype=F64)
+    C = torch.cat([eye, -eye])[None].expand(x.shape[0], -1, -1)
+    crown = p._backward(out, C, relax, xl, xu)
+    # the same optimisation restricted to the final pass (the intermediate bounds fixed at CROWN's)
+    final_only = Propagator(model, x[:1])
+    final_only.needs_bounds = set()  # no start node but the output: its slopes alone are optimized
+    fo = final_only._optimize(out, C, relax, bounds_, xl, xu, crown.clone(), 20, 0.5)
+    full = p._optimize(out, C, relax, bounds_, xl, xu, crown.clone(), 20, 0.5)
+    gain_full, gain_final = float((full - crown).sum()), float((fo - crown).sum())
+    assert gain_full > 0
+    assert gain_full > gain_final, (gain_full, gain_final)
+
+
+def test_exact_intercept_gradients_match_finite_differences():
+    from nonlin.verify.alpha import exact_intercept
+    from nonlin.verify.curve import pointwise_curve
+
+    curve = pointwise_curve("sigmoid", {})
+    # minima at the left end, the right end and inside: each gradient (slope, both ends) against a difference
+    a = torch.tensor([0.01, 0.24, 0.1], dtype=F64, requires_grad=True)
+    lo = torch.tensor([-1.0, -2.0, -3.0], dtype=F64, requires_grad=True)
+    hi = torch.tensor([2.0, -0.5, -0.5], dtype=F64, requires_grad=True)
+    for sign in (1.0, -1.0):
+        s = torch.full((3,), sign, dtype=F64)
+        b = exact_intercept(curve, a, lo, hi, s)
+        ga, gl, gu = torch.autograd.grad(b.sum(), (a, lo, hi))
+        h = 1e-6
+        for t, g in ((a, ga), (lo, gl), (hi, gu)):
+            for i in range(3):
+                d = torch.zeros(3, dtype=F64)
+                d[i] = h
+                args = [v.detach() + d if v is t else v.detach() for v in (a, lo, hi)]
+                bp = exact_intercept(curve, *args, s)[i]
+                args = [v.detach() - d if v is t else v.detach() for v in (a, lo, hi)]
+                bm = exact_intercept(curve, *args, s)[i]
+                assert float(g[i]) == pytest.approx(float(bp - bm) / (2 * h), abs=1e-5), (sign, i)
 
 
 def test_float32_models_get_float32_bounds_rounded_outward():

@@ -4,9 +4,12 @@
 - CROWN (backward linear bound propagation, Zhang et al. 2018): every input of a nonlinearity gets bounds
   from a backward pass through the relaxations of the nonlinearities before it (intersected with IBP),
   and the output gets one more pass with the caller's specification (identity, or the margins).
-- alpha-CROWN (Xu et al. 2021): the slopes of the final pass's pointwise relaxations are optimized by Adam,
-  one per (sample, specification row, neuron); every slope is sound (its intercept is the exact one of
-  extremum.py), so the bound kept is the best over all steps. Intermediate bounds stay CROWN's.
+- alpha-CROWN (Xu et al. 2021): the slopes of the pointwise relaxations in every backward pass, the
+  intermediate ones included, are optimized jointly by Adam on the final bound (alpha.py): one set per
+  (sample, start node, row, neuron), both lines, started from CROWN's; the intermediate bounds are
+  recomputed from them at each step (differentiably, intersected with the tightest seen so far, CROWN's at
+  first). Every slope is sound (its intercept is the exact one of extremum.py), so the bound kept is the
+  best over all steps, per element, and never looser than CROWN's. Gated relaxations keep CROWN's lines (sound on the narrower intervals).
 Everything runs in float64 (float32 weights and inputs convert exactly). Rounding of the float64 products
 is covered by a relative slack of 2^-32 on the magnitude of every concretized term; float32 results are
 then rounded outward.
@@ -20,15 +23,20 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
+from nonlin.verify.alpha import PointwiseSlopes, concave_sides, differentiable_range, secant_lines
 from nonlin.verify.curve import pointwise_curve
 from nonlin.verify.graph import Op, trace
-from nonlin.verify.pointwise import lines, lines_with_slopes
+from nonlin.verify.pointwise import lines
 from nonlin.verify.relax import gated_factors, gated_relaxation, interval, outward
 
 F64 = torch.float64
 SLACK = 2.0**-32
 TINY = 2.0**-1000
 METHODS = ("ibp", "crown", "alpha-crown")
+LR, LR_DECAY = 0.5, 0.98  # alpha-CROWN's Adam on theta in [0, 1]: auto_LiRPA's defaults (lr_alpha, lr_decay)
+# where f' is smooth (tangent points, slopes across an inflection) 0.5 overshoots: 0.1 measured tighter on
+# the digits benchmark's sigmoid and tanh nets (benchmarks/verify.py); kinks (ReLU) keep 0.5
+TANGENT_LR_FACTOR = 0.2
 MAX_SPEC_ELEMENTS = 1 << 23  # A matrices are chunked along the specification to stay under ~64 MiB
 
 
@@ -111,6 +119,14 @@ def _pack(op: Op, gate: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
     return torch.cat([gate, value] if op.layout == "gate_value" else [value, gate], -1)
 
 
+def _tighter(new: Bound, ref: Bound) -> Bound:
+    """The intersection of two sound bounds, its gradient always through `new` (where the reference is the
+    tighter one, as at the start where they tie, the gradient still says how to improve `new`)."""
+    lo = torch.where(torch.isfinite(new.lo), new.lo + (ref.lo - new.lo).clamp(min=0).detach(), ref.lo)
+    hi = torch.where(torch.isfinite(new.hi), new.hi - (new.hi - ref.hi).clamp(min=0).detach(), ref.hi)
+    return Bound(lo, hi)
+
+
 def _sum_tail(t: torch.Tensor) -> torch.Tensor:
     """[B, S, ...] -> [B, S]."""
     return t if t.dim() == 2 else t.flatten(2).sum(-1)
@@ -134,6 +150,14 @@ class Propagator:
             self.after_nonlinear.append(
                 op.kind in nonlinear or any(self.after_nonlinear[i] for i in op.inputs) if op.inputs else False
             )
+        self.ancestors: list[set[int]] = []
+        for op in self.ops:
+            self.ancestors.append(set(op.inputs).union(*(self.ancestors[i] for i in op.inputs)))
+
+    def _crown_node(self, j: int) -> bool:
+        """Whether node j's bounds come from a backward pass (an input of a nonlinearity, after one; the range of
+        a pointwise op is exact from its input's bounds, and a node before any nonlinearity is exact by IBP)."""
+        return j in self.needs_bounds and self.after_nonlinear[j] and self.ops[j].kind != "pointwise"
 
     # --- relaxations ---
     def _relax(self, j: int, bounds: list[Bound]):
@@ -342,7 +366,7 @@ class Propagator:
                 bounds.append(Bound(xl, xu))
                 continue
             b = _ibp(op, [bounds[i] for i in op.inputs])
-            if method != "ibp" and j in self.needs_bounds and self.after_nonlinear[j] and op.kind not in ("pointwise",):
+            if method != "ibp" and self._crown_node(j):
                 c = self._node_bounds(j, relax, xl, xu, self._to_refine(j, b))
                 b = Bound(torch.maximum(b.lo, c.lo), torch.minimum(b.hi, c.hi))
             bounds.append(b)
@@ -350,8 +374,10 @@ class Propagator:
                 relax[j] = self._relax(j, bounds)
         return bounds, relax
 
-    def spec_bounds(self, xl, xu, C: torch.Tensor, method: str, steps: int = 20, lr: float = 0.05):
-        """Lower bounds of C @ output over the box: C [B, S, *out_shape] -> [B, S]."""
+    def spec_bounds(self, xl, xu, C: torch.Tensor, method: str, steps: int = 20, lr: float = LR, groups: int = 1):
+        """Lower bounds of C @ output over the box: C [B, S, *out_shape] -> [B, S]. alpha-CROWN optimizes the sum
+        of the rows; `groups` > 1 splits the rows into that many groups optimized each on their own (bounds()
+        optimizes the lower and the upper ends separately, as auto_LiRPA does)."""
         out = len(self.ops) - 1
         bounds, relax = self.prepare(xl, xu, method)
         self.output_ibp = bounds[out]  # IBP of the output (callers may intersect with it)
@@ -374,38 +400,120 @@ class Propagator:
         lb = self._backward(out, C, relax, xl, xu)
         if method == "crown":
             return lb
-        return self._optimize(out, C, relax, bounds, xl, xu, lb, steps, lr)
+        if groups == 1:
+            return self._optimize(out, C, relax, bounds, xl, xu, lb, steps, lr)
+        B, S = C.shape[:2]
+        # each group becomes its own sample (the slopes are per sample): [B, S] -> [B * groups, S / groups]
+        rep = lambda t: t.repeat_interleave(groups, 0)
+        bounds_g = [Bound(rep(b.lo), rep(b.hi)) for b in bounds]
+        relax_g = {k: tuple(rep(t) for t in r) for k, r in relax.items()}
+        Cg = C.reshape(B * groups, S // groups, *C.shape[2:])
+        lbg = lb.reshape(B * groups, S // groups)
+        best = self._optimize(out, Cg, relax_g, bounds_g, rep(xl), rep(xu), lbg, steps, lr)
+        return best.reshape(B, S)
 
-    def _optimize(self, out, C, relax, bounds, xl, xu, best, steps, lr):
-        S = C.shape[1]
-        slopes, curves = {}, {}
-        for j, op in enumerate(self.ops):
-            if op.kind != "pointwise" or j not in relax:
-                continue
-            al, _, au, _ = relax[j]
-            shape = (al.shape[0], S, *al.shape[1:])
-            slopes[j] = (
-                al[:, None].expand(shape).clone().requires_grad_(True),
-                au[:, None].expand(shape).clone().requires_grad_(True),
-            )
-            curves[j] = pointwise_curve(op.name, op.params)
+    def _loose_neurons(self, j: int, bounds: list[Bound], curves: dict) -> torch.Tensor:
+        """[B, m]: per sample, the flat indices of node j's neurons whose bounds can change a relaxation (all of
+        them unless every consumer is pointwise and affine on the neuron's reference interval), padded with n."""
+        n = math.prod(self.ops[j].shape)
+        b = bounds[j]
+        B = b.lo.shape[0]
+        exact = torch.ones(B, n, dtype=torch.bool)
+        for k in self.consumers[j]:
+            if k not in curves:
+                return torch.arange(n).expand(B, n)
+            exact &= concave_sides(curves[k], b.lo, b.hi).all(0).reshape(B, n)  # f affine on the interval
+        m = int((~exact).sum(1).max()) if B else 0
+        order = torch.sort(exact.to(torch.int8), dim=1, stable=True).indices[:, :m]  # the loose ones first
+        return torch.where(torch.gather(~exact, 1, order), order, n)
+
+    def _optimize(self, out, C, relax, bounds, xl, xu, best, steps, lr, decay=LR_DECAY):
+        """alpha-CROWN: Adam on the slopes of every pointwise relaxation in every backward pass (one set per
+        start node, row and neuron; both lines), the intermediate bounds recomputed from them at each step
+        (differentiably, intersected with the tightest seen so far) and the best final bound kept per element."""
+        ops = self.ops
+        pointwise = [k for k, op in enumerate(ops) if op.kind == "pointwise" and k in relax]
+        if not pointwise:
+            return best
+        curves = {k: pointwise_curve(ops[k].name, ops[k].params) for k in pointwise}
+        starts = [j for j in sorted(self.needs_bounds) if self._crown_node(j)] + [out]
+        B = xl.shape[0]
+        # rows of each intermediate pass: the neurons whose next relaxation is not already exact (auto_LiRPA's
+        # sparse intermediate bounds: a stable ReLU's bounds cannot loosen or tighten its lines)
+        loose = {j: self._loose_neurons(j, bounds, curves) for j in starts[:-1]}
+        starts = [j for j in starts[:-1] if loose[j].shape[1]] + [out]
+        rows = {j: 2 * loose[j].shape[1] for j in starts[:-1]}
+        rows[out] = C.shape[1]
+        slopes: dict[tuple[int, int], PointwiseSlopes] = {}
+        for j in starts:
+            for k in pointwise:
+                if k in self.ancestors[j]:
+                    b = bounds[ops[k].inputs[0]]
+                    al, _, au, _ = relax[k]
+                    slopes[j, k] = PointwiseSlopes(curves[k], b.lo, b.hi, al, au, rows[j])
         if not slopes:
             return best
-        opt = torch.optim.Adam([p for pair in slopes.values() for p in pair], lr=lr)
-        sched = torch.optim.lr_scheduler.ExponentialLR(opt, 0.9)
-        for _ in range(steps):
-            rel = dict(relax)
-            for j, (al, au) in slopes.items():
-                b = bounds[self.ops[j].inputs[0]]
-                lo, hi = b.lo[:, None].expand(al.shape), b.hi[:, None].expand(al.shape)
-                bl, bu = lines_with_slopes(curves[j], lo, hi, al, au)
-                rel[j] = (al, bl, au, bu)
-            lb = self._backward(out, C, rel, xl, xu)
+        opt = torch.optim.Adam(
+            [
+                {"params": [s.theta_slope for s in slopes.values()], "lr": lr},
+                {"params": [s.theta_tangent for s in slopes.values()], "lr": lr * TANGENT_LR_FACTOR},
+            ]
+        )
+        sched = torch.optim.lr_scheduler.ExponentialLR(opt, decay)
+        eyes = {}
+        for j in starts[:-1]:
+            n = math.prod(ops[j].shape)
+            eye = torch.eye(n + 1, n, dtype=F64)[loose[j]].reshape(B, -1, *ops[j].shape)  # padding: zero rows
+            eyes[j] = torch.cat([eye, -eye], 1)
+        tight = list(bounds)  # the tightest intermediate bounds seen so far (all sound: each step starts from them)
+        for step in range(steps):
+            last = step == steps - 1
+            with torch.no_grad() if last else torch.enable_grad():
+                cur = list(bounds)
+                local = {}  # pointwise k: (lo, hi, concave sides, secant slopes, secant intercepts) this step
+                for j, op in enumerate(ops):
+                    if op.kind == "input":
+                        continue
+                    if j in rows and j != out:
+                        rel = {k: r for k, r in relax.items() if k not in curves}
+                        for k in pointwise:
+                            if (j, k) in slopes:
+                                rel[k] = slopes[j, k].lines(*local[k])
+                        lb = self._backward(j, eyes[j], rel, xl, xu)
+                        m, idx, ref = rows[j] // 2, loose[j], tight[j]
+                        pad = torch.zeros(B, 1, dtype=F64)  # the padding rows land in a dropped column
+                        lo = torch.cat([ref.lo.reshape(B, -1), pad], 1).scatter(1, idx, lb[:, :m])[:, :-1]
+                        hi = torch.cat([ref.hi.reshape(B, -1), pad], 1).scatter(1, idx, -lb[:, m:])[:, :-1]
+                        lo, hi = lo.reshape(ref.lo.shape), hi.reshape(ref.hi.shape)
+                        cur[j] = _tighter(Bound(lo, hi), ref)
+                        tight[j] = Bound(cur[j].lo.detach(), cur[j].hi.detach())
+                    elif op.kind == "pointwise" and j in self.needs_bounds and j in curves:
+                        b = cur[op.inputs[0]]
+                        cur[j] = _tighter(Bound(*differentiable_range(curves[j], b.lo, b.hi)), tight[j])
+                        tight[j] = Bound(cur[j].lo.detach(), cur[j].hi.detach())
+                    if j in curves:
+                        b = cur[op.inputs[0]]
+                        local[j] = (
+                            b.lo,
+                            b.hi,
+                            concave_sides(curves[j], b.lo, b.hi),
+                            *secant_lines(curves[j], b.lo, b.hi),
+                        )
+                rel = {k: r for k, r in relax.items() if k not in curves}
+                for k in pointwise:
+                    if (out, k) in slopes:
+                        rel[k] = slopes[out, k].lines(*local[k])
+                lb = self._backward(out, C, rel, xl, xu)
             best = torch.maximum(best, lb.detach())
+            if last:
+                break
             opt.zero_grad()
-            (-lb.sum()).backward()
+            loss = -torch.where(torch.isfinite(lb), lb, 0.0).sum()
+            loss.backward()
             opt.step()
             sched.step()
+            for s in slopes.values():
+                s.clamp_()
         return best
 
 
@@ -480,7 +588,7 @@ def bounds(
     B = x.shape[0]
     eye = torch.eye(n, dtype=F64).reshape(n, *out_shape)
     C = torch.cat([eye, -eye])[None].expand(B, -1, *out_shape)
-    lb = p.spec_bounds(xl, xu, C, method, steps=steps)
+    lb = p.spec_bounds(xl, xu, C, method, steps=steps, groups=2)
     lo, hi = lb[:, :n].reshape(B, *out_shape), (-lb[:, n:]).reshape(B, *out_shape)
     lo, hi = torch.maximum(lo, p.output_ibp.lo), torch.minimum(hi, p.output_ibp.hi)
     return outward(lo, hi, F64 if x.dtype == F64 else torch.float32)
