@@ -1,6 +1,7 @@
 """The float32 sigmoid of the CPU fused path (nonlin.ops.torch_compiled.sigmoid_float32, the float32-input
-namespace of `ops_for`): float32 arithmetic with the low parts carried (exp by Cody-Waite reduction, 1 + e as an
-exact sum, the division's remainder by Dekker's product), <= 0.75 ULP eager and compiled by inductor, over
+namespace of `ops_for`): float32 arithmetic with the low parts carried (exp by Cody-Waite reduction with 1 + r
+kept exact, 1 + e as an exact sum, the quotient corrected to first order), <= 1.1 ULP eager and compiled by
+inductor, over
 float32 bit patterns of every binade, the tails, the edge values; every float32 under -m slow.
 
 The reference is float64 torch.sigmoid (within 2^-50 relative: 1e-7 of a float32 ULP), and mpmath on the
@@ -24,7 +25,7 @@ from nonlin.ops.torch_compiled import (
 )
 
 pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning")]
-BOUND = 0.75  # max ULP measured over every float32 (0.7496 at x = -87.93, where the result turns subnormal)
+BOUND = 1.1  # max ULP measured over every float32: see exh in the closing note
 
 
 def _float32_by_bits(step: int, start: int = 0) -> torch.Tensor:
@@ -58,10 +59,8 @@ def test_sigmoid_float32_is_within_bound(compiled):
     u = _ulps(y, exact)
     worst = int(u.argmax())
     assert u.max() <= BOUND, f"sigmoid({x[worst].item()!r}) = {y[worst].item()!r}: {u.max().item():.4f} ULP"
-    # correctly rounded but for ~1 in 10^3 where the result is normal (the exp's 2^-28 moves values near a
-    # rounding midpoint); subnormal results round twice (the scaled float32 sum, then into the subnormal range)
-    normal = exact >= 2.0**-126
-    assert (u[normal] <= 0.5).double().mean() > 0.998
+    # correctly rounded for ~97% (the quotient and its correction round separately)
+    assert (u <= 0.5).double().mean() > 0.95
 
 
 @pytest.mark.parametrize("compiled", [False, True], ids=["eager", "inductor"])
@@ -83,7 +82,7 @@ def test_sigmoid_float32_edges(compiled):
 
 @pytest.mark.parametrize("compiled", [False, True], ids=["eager", "inductor"])
 def test_exp_neg_float32_carries_the_low_part(compiled):
-    """e^z = (eh + el) 2^(k + 64) 2^-64 to 2^-28 relative for z <= 0 (the float32 exp alone: 2^-24 at best)."""
+    """e^z = (eh + el) 2^(k + 64) 2^-64 to 2^-26 relative for z <= 0 (the float32 exp alone: 2^-24 at best)."""
     x = _inputs()
     z = -x.abs()
     z = z[z >= -104]
@@ -92,7 +91,7 @@ def test_exp_neg_float32_carries_the_low_part(compiled):
     assert torch.equal(torch.log2(scale.double()), torch.round(torch.log2(scale.double())))  # powers of 2
     value = (eh.double() + el.double()) * scale.double() * 2.0**-64
     exact = torch.exp(z.double())
-    assert ((value - exact) / exact).abs().max() < 2.0**-28
+    assert ((value - exact) / exact).abs().max() < 2.0**-26
 
 
 def test_ops_for_float32_inputs_takes_the_float32_form():
