@@ -40,6 +40,8 @@ _BOTH = frozenset(
         "step", "sign", "bilinear", "reglu",
         # one well-conditioned transcendental
         "elu", "celu", "smelu", "softplus", "tanh", "log_sigmoid", "tempered_sigmoid", "sin",
+        # float32 inputs' sigmoid is nonlin.ops.torch_compiled.sigmoid_float32 (<= 1.1 ULP, no libm call)
+        "sigmoid",
     }
 )  # fmt: skip
 
@@ -63,10 +65,9 @@ FP32_MATH: dict[Pass, frozenset[str]] = {
     # forward only: their derivatives are not (erf's exp(-x^2) of a rounded x^2, 61 ULP at x = 8.5;
     # softsign's (1 + |x|)^2 overflows at |x| = 1.8e19; gcu cancels near the derivative's zeros)
     "forward": _BOTH | _BOTH_ADDED | _FORWARD_ADDED | {"erf", "softsign", "gcu"},
-    # backward only: sigmoid's forward is 1.93 ULP, sau's forward 100+ ULP (norm_cdf of a rounded argument
-    # in the tail), selu's forward 1.77 (the rounded scale times a rounded value); their derivatives
-    # meet the goal with the margin
-    "backward": _BOTH | _BOTH_ADDED | _BACKWARD_ADDED | {"sigmoid", "sau", "selu"},
+    # backward only: sau's forward 100+ ULP (norm_cdf of a rounded argument in the tail), selu's forward
+    # 1.77 (the rounded scale times a rounded value); their derivatives meet the goal with the margin
+    "backward": _BOTH | _BOTH_ADDED | _BACKWARD_ADDED | {"sau", "selu"},
 }
 
 

@@ -134,9 +134,53 @@ def pow(x, n):
 
 @triton.jit
 def sigmoid(x):
-    # 1/(1+e^-x) for x >= 0; e^x/(1+e^x) for x < 0: the exponential never overflows.
+    # 1/(1+e^-x) for x >= 0; e^x/(1+e^x) for x < 0: the exponential never overflows. float32 blocks take
+    # nonlin.ops.torch_compiled.sigmoid_float32's form (low parts carried: <= 1.1 ULP where this is 1.9)
+    if x.dtype == tl.float32:
+        return _sigmoid_float32(x)
     e = libdevice.exp(-tl.abs(x))
     return tl.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+# sigmoid_float32's constants (nonlin.ops.torch_compiled)
+_LOG2E = tl.constexpr(1.4426950408889634)
+_LN2_HI = tl.constexpr(45426.0 / 65536.0)
+_LN2_LO = tl.constexpr(1.4286067653301870e-06)  # float32(ln 2 - _LN2_HI)
+_TWO_M64 = tl.constexpr(2.0**-64)
+
+
+@triton.jit
+def _sigmoid_float32(x):
+    z = tl.maximum(-tl.abs(x), -104.0)
+    k = tl.floor(z * _LOG2E + 0.5)
+    rh = z - k * _LN2_HI
+    rl = k * -_LN2_LO
+    r = rh + rl
+    r2 = rl - (r - rh)
+    p = 1.0 / 40320.0
+    p = p * r + 1.0 / 5040.0
+    p = p * r + 1.0 / 720.0
+    p = p * r + 1.0 / 120.0
+    p = p * r + 1.0 / 24.0
+    p = p * r + 1.0 / 6.0
+    p = p * r + 0.5
+    u = (r * r) * p + (r2 + r2 * r)
+    h = 1.0 + r
+    lo = (r - (h - 1.0)) + u
+    eh = h + lo
+    el = lo - (eh - h)
+    scale = ((k + 191.0) * 8388608.0).to(tl.int32).to(tl.float32, bitcast=True)  # 2^(k + 64)
+    two_k = scale * _TWO_M64
+    e1 = eh * two_k
+    s = 1.0 + e1
+    c = (e1 - (s - 1.0)) + el * two_k
+    qs = eh / s
+    corr = (el - qs * c) * (1.0 - qs * two_k)
+    neg = ((qs + corr) * scale) * _TWO_M64
+    q = qs * two_k
+    hp = 1.0 - q
+    pos = hp + (((1.0 - hp) - q) - corr * two_k)
+    return tl.where(x != x, x, tl.where(x >= 0, pos, neg))
 
 
 @triton.jit
