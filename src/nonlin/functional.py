@@ -314,7 +314,11 @@ def _borrow(record: Alias, s: Spec) -> Callable[..., torch.Tensor]:
                 entry, kw = calling.bind(record, s, (), {})
                 # upstream defaults equal to the entry's own: the call with no parameters (the fast one)
                 target = spec(entry)
-                if target.kind in (Kind.POINTWISE, Kind.GATED) and target.resolve_params(kw) == target.defaults():
+                if (
+                    target.kind in (Kind.POINTWISE, Kind.GATED)
+                    and set(kw) <= {p.name for p in target.params}  # not a call option (glu's layout)
+                    and target.resolve_params(kw) == target.defaults()
+                ):
                     kw = {}
                 plain.append((entry, kw))
             entry, kw = plain[0]
