@@ -4,12 +4,14 @@ A pointwise or gated call runs one of three ways:
 - ``"torch"``: torch's own op, called directly (no float64 round trip, no autograd.Function), where the
   accuracy checker measured it to meet nonlin's goals for that dtype and pass on every CPU ISA torch picks;
 - ``"fused"``: nonlin's fused kernels (`nonlin.kernels`: inductor-compiled on CPU, Triton on CUDA), one loop
-  per pass, only the inputs saved;
+  per pass, only the inputs saved; inside a user's torch.compile on CPU, the same generated functions traced
+  into the caller's graph;
 - ``"eager"``: the float64 path of `nonlin.autograd`, correctly rounded.
 
 The table has a row per (entry, dtype, device, pass, size class), generated from the catalog: a new entry gets
-rows automatically (the fused path where it pays, the eager path elsewhere) and `NATIVE` overrides them with
-torch's op where it was measured to be within the goals. Pass is ``"forward"`` when autograd records nothing
+rows automatically (the fused path for pointwise and gated entries; a small CPU call takes it once its kernels
+are compiled, `WARM_CALLS`) and `NATIVE` overrides them with torch's op where it was measured to be within
+the goals. Pass is ``"forward"`` when autograd records nothing
 (inference, ``torch.no_grad``, inputs that do not require grad) and ``"train"`` when it records the call, so
 that an op whose backward misses the goals (torch.tanh's 1 - tanh^2 cancels) serves inference only. Size
 class is ``"small"`` below `LARGE_NUMEL` elements and ``"large"`` from it.
@@ -332,7 +334,7 @@ def _float64_pin(s: Spec, x: torch.Tensor):
 
 
 def _fused(s: Spec, body, main, extra, params) -> torch.Tensor:
-    if main[0].device.type == "cpu" and torch.compiler.is_compiling():
+    if main[0].device.type == "cpu" and torch.compiler.is_compiling() and dispatch.traceable(s, body, extra, params):
         return dispatch.traced(s, main, params)
     return dispatch.call(s, body, main, extra, params)
 
