@@ -253,11 +253,12 @@ def choose(
 
 
 # A small call takes the fused route once its kernels are compiled: by an earlier call of any size, or once
-# WARM_CALLS calls of its (entry, dtype, device, pass) have run eagerly (then it compiles them: seconds cold,
-# well under one with inductor's on-disk cache). A loop calling an activation thousands of times pays the
-# compile once; a script calling it a few times never does. Both routes meet the goals; the eager one is
-# correctly rounded.
+# WARM_CALLS calls of at least WARM_NUMEL elements of its (entry, dtype, device, pass) have run eagerly (then it
+# compiles them: seconds cold, well under one with inductor's on-disk cache). A training loop calling an
+# activation thousands of times pays the compile once; a script calling it a few times, or on a handful of
+# values (a test, a plot), never does. Both routes meet the goals; the eager one is correctly rounded.
 WARM_CALLS = 32
+WARM_NUMEL = 1 << 12
 _CALLS: dict[tuple, int] = {}
 
 
@@ -267,6 +268,8 @@ def _warm(s: Spec, x: torch.Tensor, key: tuple, params: Mapping[str, Any]) -> bo
         return False  # the custom op: its fixed cost does not pay below LARGE_NUMEL
     if dispatch.ready(job, x.dtype, key[3] == "train"):
         return True
+    if x.numel() < WARM_NUMEL:
+        return False
     n = _CALLS[key] = _CALLS.get(key, 0) + 1
     return n > WARM_CALLS
 
