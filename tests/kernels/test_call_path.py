@@ -158,3 +158,18 @@ def test_compiled_model_traces_the_fused_functions(name):
         (g0,) = torch.autograd.grad(y0, x, torch.ones_like(y0))
     assert _max_ulp(y, y0) <= 2.5  # the float32 goals: forward 2 ULP, gradient 4 (eager: correctly rounded)
     assert _max_ulp(g, g0) <= 4.5
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (1,), (3, 4, 0), (1, 1)])
+def test_scalar_and_empty_inputs_on_the_direct_path(shape):
+    """Sizes dynamo would specialise (0, 1) run the one dynamic-size kernel, with the eager path's values."""
+    x = torch.randn(shape, requires_grad=True)
+    with use("fused"):
+        y = F.silu(x)
+        (g,) = torch.autograd.grad(y.sum(), x)
+    with use("eager"):
+        y0 = F.silu(x)
+        (g0,) = torch.autograd.grad(y0.sum(), x)
+    assert y.shape == x.shape and g.shape == x.shape
+    torch.testing.assert_close(y, y0, rtol=2.4e-7, atol=0)
+    torch.testing.assert_close(g, g0, rtol=4.8e-7, atol=0)
