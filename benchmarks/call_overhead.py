@@ -9,7 +9,7 @@ row is timed once per round, in turn, so load drifts hit them alike):
 - torch: torch's own op (or the entry's formula in torch ops where torch has none), the baseline;
 - kernel: the compiled kernel alone (`nonlin.kernels.cpu.Direct`: inductor's compiled graph, called without
   dynamo) on the flat input;
-- autograd.Function: + the `_Fused` autograd.Function around it (reshapes, saving the inputs);
+- autograd.Function: + the `nonlin_fused` autograd.Function around it (reshapes, saving the inputs);
 - dispatch: + `nonlin.kernels.dispatch.call` (the job lookup per entry, parameters and dtype);
 - route: + `nonlin.route.run` under `use("fused")` (the route's choice made afresh each call);
 - functional: + `nonlin.functional.NAME` (argument checks, parameters) under `use("fused")`;
@@ -82,7 +82,7 @@ def stages(name: str, dtype: torch.dtype, shape: tuple[int, ...], train: bool) -
         "torch": lambda: finish(ref(*main)),
         "kernel": lambda: kernel(flat),
         "autograd.Function": lambda: finish(
-            dispatch._Fused.apply(job, True, x) if packed else dispatch._Fused.apply(job, False, x)
+            dispatch.nonlin_fused.apply(job, True, x) if packed else dispatch.nonlin_fused.apply(job, False, x)
         ),
         "dispatch": lambda: finish(dispatch.call(s, s.forward, main, (), params)),
         "route": lambda: finish(_pinned_run(s, main, params)),

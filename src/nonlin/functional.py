@@ -309,7 +309,8 @@ def _borrow(record: Alias, s: Spec) -> Callable[..., torch.Tensor]:
         while k < min(len(args), n_inputs) and isinstance(args[k], torch.Tensor):
             k += 1
         calling.check_ndim(record, args[0])
-        if k == len(args) and not kwargs:
+        if k == len(args) and not kwargs and (plain or not torch.compiler.is_compiling()):
+            # (filled outside torch.compile only: a list dynamo saw empty, then filled, would recompile)
             if not plain:
                 entry, kw = calling.bind(record, s, (), {})
                 # upstream defaults equal to the entry's own: the call with no parameters (the fast one)

@@ -243,7 +243,10 @@ def choose(
         if dev == "cpu":
             if compiling:
                 # Inside a user's torch.compile the fused path's functions are traced into the caller's graph
-                # (`dispatch.traced`), where inductor fuses them with their neighbours.
+                # (`dispatch.traced`), where inductor fuses them with their neighbours; torch.export records
+                # the eager formula (portable: no nonlin op needed to run the program).
+                if torch.compiler.is_exporting():
+                    return "eager"
                 return "fused" if dispatch.traceable(s, body, extra, params) else "eager"
             if not dispatch.compile_available():
                 return "eager"
@@ -337,7 +340,12 @@ def _float64_pin(s: Spec, x: torch.Tensor):
 
 
 def _fused(s: Spec, body, main, extra, params) -> torch.Tensor:
-    if main[0].device.type == "cpu" and torch.compiler.is_compiling() and dispatch.traceable(s, body, extra, params):
+    if (
+        main[0].device.type == "cpu"
+        and torch.compiler.is_compiling()
+        and not torch.compiler.is_exporting()  # use("fused") under torch.export records the custom op
+        and dispatch.traceable(s, body, extra, params)
+    ):
         return dispatch.traced(s, main, params)
     return dispatch.call(s, body, main, extra, params)
 

@@ -107,12 +107,15 @@ class Job:
     """What a direct CPU call of one (entry, float parameters, input dtype, precision setting) needs, worked
     out once: the plan, the compute precision of each pass, the parameters as the eager fallback reads them."""
 
-    __slots__ = ("bwd", "fnames", "fvals", "fwd", "gated", "plan")
+    __slots__ = ("bwd", "fnames", "fvals", "fwd", "gated", "out_plan", "plan")
 
-    def __init__(self, p: Plan, fwd: str, bwd: str, fnames: str, fvals: list[float]) -> None:
+    def __init__(self, p: Plan, fwd: str, bwd: str, fnames: str, fvals: list[float], out_plan) -> None:
         self.plan, self.fwd, self.bwd = p, fwd, bwd
         self.gated = p.kind is Kind.GATED
         self.fnames, self.fvals = fnames, fvals
+        # entries with an exact derivative from the output save the output, not the input (as the custom op
+        # does, `ops.saves_output`): the plan whose backward reads it
+        self.out_plan = out_plan
 
 
 _JOBS: dict[tuple, Job | None] = {}
@@ -154,7 +157,10 @@ def _make_job_inductor(spec: Spec, dtype: torch.dtype, params: Mapping[str, Any]
     else:
         fwd = cpu.compute_name(dtype, state.fp32_compute_for(spec.name, _CPU, "forward"))
         bwd = cpu.compute_name(dtype, state.fp32_compute_for(spec.name, _CPU, "backward"))
-    return Job(p, fwd, bwd, ",".join(fnames), fvals)
+    out_plan = None
+    if p.kind is not Kind.GATED and _ops.saves_output(spec.name, "plain", ",".join(fnames), fvals, 0, 0, dtype):
+        out_plan = plan(spec, "output", tuple(sorted(zip(fnames, fvals, strict=True))), (), ())
+    return Job(p, fwd, bwd, ",".join(fnames), fvals, out_plan)
 
 
 def ready(job: Job, dtype: torch.dtype, train: bool) -> bool:
@@ -184,12 +190,12 @@ def _kernel(job: Job, which: str, *inputs: torch.Tensor):
 # prologue runs where functorch transforms are active.
 def _fused_apply(*args):
     if torch._C._are_functorch_transforms_active():
-        return _Fused.apply(*args)
+        return nonlin_fused.apply(*args)
     return _APPLY(*args)
 
 
 def run_job(job: Job, main) -> torch.Tensor:
-    """A direct CPU call: the forward kernel alone where autograd records nothing, else through `_Fused`."""
+    """A direct CPU call: the forward kernel alone where autograd records nothing, else through `nonlin_fused`."""
     x = main[0]
     if not job.gated:
         if torch.is_grad_enabled() and x.requires_grad:
@@ -210,7 +216,7 @@ def run_job(job: Job, main) -> torch.Tensor:
 _run = run_job
 
 
-class _Fused(torch.autograd.Function):
+class nonlin_fused(torch.autograd.Function):  # lower case: grad_fn names say nonlin (nonlin_fusedBackward)
     """The direct CPU kernels under autograd. Inputs: x; or g and v; or (packed) the one [..., 2d] tensor g
     and v are views of, so that its gradient is one tensor written by the kernel. The forward saves the
     inputs, the backward recomputes from them; double backward (create_graph=True) runs the eager formulas,
@@ -219,6 +225,11 @@ class _Fused(torch.autograd.Function):
     @staticmethod
     def forward(ctx, job: Job, packed: bool, *inputs):
         ctx.job, ctx.packed = job, packed
+        if job.out_plan is not None:
+            (x,) = inputs
+            y = _kernel(job, "fwd", _flat(x))[0].view_as(x)
+            ctx.save_for_backward(y)
+            return y
         ctx.save_for_backward(*inputs)
         if packed:
             (base,) = inputs
@@ -231,6 +242,8 @@ class _Fused(torch.autograd.Function):
     def backward(ctx, go):
         job = ctx.job
         saved = ctx.saved_tensors
+        if job.out_plan is not None:
+            return None, None, _from_output(job, go, saved[0])
         if torch.is_grad_enabled():  # create_graph=True: the eager formulas, differentiable
             mains = list(_ops._mains([saved[0]])[0]) if ctx.packed else list(saved)
             grads = _ops._eager_grads(job.plan.spec.name, "plain", job.fnames, job.fvals, "", mains, [], [], go)
@@ -247,7 +260,21 @@ class _Fused(torch.autograd.Function):
         return (None, None, *(g.view_as(t) for g, t in zip(grads, saved, strict=False)))
 
 
-_APPLY = super(torch.autograd.Function, _Fused).apply
+def _from_output(job: Job, go: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """d/dx from the saved output: the kernel, or (create_graph=True) the eager formula in float64,
+    differentiable in `go` (as the custom op's `_from_output_grad`)."""
+    if torch.is_grad_enabled():
+        from nonlin.autograd import round_to
+        from nonlin.ops import TORCH
+
+        floats = dict(zip(job.fnames.split(",") if job.fnames else [], job.fvals, strict=True))
+        d = job.plan.spec.derivative_from_output(TORCH, y.to(torch.float64), **floats)
+        return round_to(go.to(torch.float64) * d, y.dtype)
+    flats = (_flat(go), _flat(y))
+    return cpu.direct(job.out_plan, job.bwd, "bwd", flats)(*flats)[0].view_as(y)
+
+
+_APPLY = super(torch.autograd.Function, nonlin_fused).apply
 
 
 # ------------------------------------------------------------------------- CPU, inside torch.compile
