@@ -266,7 +266,8 @@ _CALLS: dict[tuple, int] = {}
 
 
 def _warm(s: Spec, x: torch.Tensor, key: tuple, params: Mapping[str, Any]) -> bool:
-    job = dispatch.job_for(s, x.dtype, params)
+    with _float64_pin(s, x):  # the job `run` will make
+        job = dispatch.job_for(s, x.dtype, params)
     if job is None:
         return False  # the custom op: its fixed cost does not pay below LARGE_NUMEL
     if dispatch.ready(job, x.dtype, key[3] == "train"):
