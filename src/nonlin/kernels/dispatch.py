@@ -125,8 +125,11 @@ _CPU = torch.device("cpu")
 def job_for(spec: Spec, dtype: torch.dtype, params: Mapping[str, Any]) -> Job | None:
     """The direct CPU job of a call with these parameters, or None where the call needs the custom op
     (tensor parameters, stochastic entries, a backend other than inductor, compilation off)."""
+    values = params.values()
+    if any(isinstance(v, torch.Tensor) for v in values):
+        return None  # (not a key: the cache would keep every tensor a call passed alive)
     try:
-        key = (spec.name, dtype, *params.values(), *state.settings())
+        key = (spec.name, dtype, *values, *state.settings())
         job = _JOBS.get(key, False)
     except TypeError:  # an unhashable parameter value (a tensor is hashable; a list is not)
         return None
