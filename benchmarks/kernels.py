@@ -9,7 +9,9 @@ Columns (median ms of interleaved rounds: every column is timed once per round, 
 machine's load hits them alike):
 - torch: torch's own op (spec.torch_equivalent), or the entry's formula in torch ops, in the input dtype;
 - compile: torch.compile of that;
-- default: nonlin.functional with no nonlin.use (the route table, nonlin.route; the route it took is shown);
+- default: nonlin.functional with no nonlin.use (the route table, nonlin.route; the route it took is shown),
+  timed after `route.WARM_CALLS` calls (a small call takes the fused route once its kernels are compiled, as in
+  a training loop's later steps; the first calls of a process run eagerly);
 - compiled_model: torch.compile of a function calling nonlin's activation (a user's compiled model);
 - fused, eager: nonlin.use("fused") and nonlin.use("eager") (nonlin's float64 reference path);
 - copy: a copy of the bytes the pass moves (inputs read, outputs written; backward also reads the incoming
@@ -221,8 +223,9 @@ def bench_case(name: str, tokens: int, d_ff: int, dtype, device, reps: int, roun
         jobs[(k, "fwdbwd")] = both(fn)
     for p, (a, b) in copies.items():
         jobs[("copy", p)] = lambda a=a, b=b: b.copy_(a)
-    for job in jobs.values():  # first calls compile
-        job()
+    for k, job in jobs.items():  # first calls compile; the default path's small calls once warm (route.WARM_CALLS)
+        for _ in range(route.WARM_CALLS + 1 if k[0] == "default" else 1):
+            job()
     samples: dict[tuple[str, str], list[float]] = {k: [] for k in jobs}
     for _ in range(rounds):
         for k, job in jobs.items():

@@ -79,7 +79,13 @@ def test_every_torch_row_meets_the_goals_with_margin(name, dtype, pass_, size):
     assert not _limits_met(rep, dtype)
 
 
-def test_calls_go_where_the_table_says():
+def test_calls_go_where_the_table_says(monkeypatch):
+    # as in a fresh process: no kernel compiled yet, so small calls still run eagerly (route.WARM_CALLS)
+    from nonlin.kernels import cpu
+
+    monkeypatch.setattr(cpu, "_DIRECT", {})
+    monkeypatch.setattr(route, "_SETTLED", {})
+    monkeypatch.setattr(route, "_CALLS", {})
     x = torch.randn(64, requires_grad=True)
     with route.recording() as taken:
         F.relu(x)
@@ -145,8 +151,9 @@ def test_saved_for_backward_no_more_than_the_inputs():
 
 def test_torch_rows_under_torch_compile():
     """A user's compiled model: the exact torch rows are torch's op in the graph (no graph break, the same
-    bits); the others take the eager formula there (inductor lowers F.elu's expm1 as exp(x) - 1, so torch's
-    op compiled gives elu(-3e-12) = 0: tests/kernels/test_compiled_primitives.py checks those bits)."""
+    bits); the others take the fused path's functions there (inductor lowers F.elu's expm1 as exp(x) - 1, so
+    torch's op compiled gives elu(-3e-12) = 0: tests/kernels/test_compiled_primitives.py checks those bits),
+    with the fused path's bits."""
 
     def model(x):
         return F.relu(x) + F.hardtanh(x) * F.leaky_relu(x) - F.elu(x)
@@ -156,8 +163,11 @@ def test_torch_rows_under_torch_compile():
         compiled = torch.compile(model, fullgraph=True)
         y = compiled(x)
     assert {(t[0], t[5]) for t in taken} == {("relu", "torch"), ("hardtanh", "torch"), ("leaky_relu", "torch"),
-                                             ("elu", "eager")}  # fmt: skip
-    torch.testing.assert_close(y, model(x), rtol=0, atol=0)
+                                             ("elu", "fused")}  # fmt: skip
+    with use("fused"):
+        elu = F.elu(x)
+    torch.testing.assert_close(y, F.relu(x) + F.hardtanh(x) * F.leaky_relu(x) - elu, rtol=0, atol=0)
+    assert elu[1].item() == pytest.approx(-3e-12, rel=1e-7)
 
 
 def test_fused_rows_measured_over_a_goal_with_float32_math_take_float64():
@@ -169,4 +179,5 @@ def test_fused_rows_measured_over_a_goal_with_float32_math_take_float64():
     x = torch.randn(8, requires_grad=True)
     with route.pinned("large"):
         y = F.sigmoid(x)
-    assert "nonlin" in type(y.grad_fn).__name__  # the fused op
+    assert type(y.grad_fn).__name__ == "nonlin_fusedBackward"  # the fused kernels, called directly
+    assert (y.grad_fn.job.fwd, y.grad_fn.job.bwd) == ("float64", "float64")

@@ -29,6 +29,7 @@ import torch
 
 from nonlin import calling
 from nonlin import catalog as _catalog  # noqa: F401  (registers the catalog)
+from nonlin import route as _route
 from nonlin.autograd import check_floating, compute_dtype, round_to
 from nonlin.registry import convention, conventions, names, resolve, spec
 from nonlin.route import run as apply  # functional -> route -> one implementation
@@ -55,6 +56,8 @@ def _pointwise(s: Spec, x: torch.Tensor, training: bool, generator, per_element:
             return x.copy_(y)
         with torch.no_grad():
             return x.copy_(y)
+    if not params and not s.stochastic:  # the common call: the shared defaults (the route's per-call cache)
+        return apply(s, s.forward, s.derivative, (x,), (), _route.defaults(s.name))
     params = dict(params)
     calling.apply_pre(s, x, params)
     post = calling.take_post(s, x, params)
@@ -128,7 +131,7 @@ def _gated(s: Spec, args: tuple[torch.Tensor, ...], extra: dict[str, Any], dim: 
                 f"{s.name}: {name} of shape {tuple(t.shape)} does not broadcast to the gate's shape {tuple(g.shape)}"
             ) from None
         extras.append(t.to(g.dtype))
-    p = s.resolve_params({**params, **extra})
+    p = s.resolve_params({**params, **extra}) if params or extra else _route.defaults(s.name)
     return apply(s, s.forward, s.derivative, (g, v), tuple(extras), p)
 
 
@@ -299,12 +302,29 @@ def _borrow(record: Alias, s: Spec) -> Callable[..., torch.Tensor]:
     """The functional form of `s` under a borrowed name: the upstream's positions, names and defaults."""
     n_inputs = 2 if s.kind is Kind.GATED else 1
 
+    plain: list[tuple[str, dict[str, Any]]] = []  # bind's answer for a call with no arguments, once known
+
     def f(*args, **kwargs):
         k = 1  # the input comes first (a non-tensor there gets the input check's error); a second tensor is a value
         while k < min(len(args), n_inputs) and isinstance(args[k], torch.Tensor):
             k += 1
         calling.check_ndim(record, args[0])
-        entry, kw = calling.bind(record, s, args[k:], kwargs)
+        if k == len(args) and not kwargs and (plain or not torch.compiler.is_compiling()):
+            # (filled outside torch.compile only: a list dynamo saw empty, then filled, would recompile)
+            if not plain:
+                entry, kw = calling.bind(record, s, (), {})
+                # upstream defaults equal to the entry's own: the call with no parameters (the fast one)
+                target = spec(entry)
+                if (
+                    target.kind in (Kind.POINTWISE, Kind.GATED)
+                    and set(kw) <= {p.name for p in target.params}  # not a call option (glu's layout)
+                    and target.resolve_params(kw) == target.defaults()
+                ):
+                    kw = {}
+                plain.append((entry, kw))
+            entry, kw = plain[0]
+        else:
+            entry, kw = calling.bind(record, s, args[k:], kwargs)
         return _BASE[entry](*args[:k], **kw)
 
     f.__name__ = f.__qualname__ = record.names[0]

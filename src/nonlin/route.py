@@ -4,12 +4,14 @@ A pointwise or gated call runs one of three ways:
 - ``"torch"``: torch's own op, called directly (no float64 round trip, no autograd.Function), where the
   accuracy checker measured it to meet nonlin's goals for that dtype and pass on every CPU ISA torch picks;
 - ``"fused"``: nonlin's fused kernels (`nonlin.kernels`: inductor-compiled on CPU, Triton on CUDA), one loop
-  per pass, only the inputs saved;
+  per pass, only the inputs saved; inside a user's torch.compile on CPU, the same generated functions traced
+  into the caller's graph;
 - ``"eager"``: the float64 path of `nonlin.autograd`, correctly rounded.
 
 The table has a row per (entry, dtype, device, pass, size class), generated from the catalog: a new entry gets
-rows automatically (the fused path where it pays, the eager path elsewhere) and `NATIVE` overrides them with
-torch's op where it was measured to be within the goals. Pass is ``"forward"`` when autograd records nothing
+rows automatically (the fused path for pointwise and gated entries; a small CPU call takes it once its kernels
+are compiled, `WARM_CALLS`) and `NATIVE` overrides them with torch's op where it was measured to be within
+the goals. Pass is ``"forward"`` when autograd records nothing
 (inference, ``torch.no_grad``, inputs that do not require grad) and ``"train"`` when it records the call, so
 that an op whose backward misses the goals (torch.tanh's 1 - tanh^2 cancels) serves inference only. Size
 class is ``"small"`` below `LARGE_NUMEL` elements and ``"large"`` from it.
@@ -44,8 +46,8 @@ DEVICES = ("cpu", "cuda")
 PASSES: tuple[Pass, ...] = ("forward", "train")
 SIZES: tuple[Size, ...] = ("small", "large")
 
-# From this many elements the CPU fused path pays for its fixed cost (custom op dispatch, ~30 us) and its
-# first-call compile; below it the eager path runs (benchmarks/kernels.py measures both).
+# From this many elements a call is of the large size class: it takes the fused route at once (compiling its
+# kernels on the first call); a smaller one after `WARM_CALLS` (benchmarks/kernels.py measures both).
 LARGE_NUMEL = 1 << 20
 
 _ALL = frozenset(DTYPES)
@@ -144,9 +146,7 @@ def _build_row(name: str, dtype: str, device: str, pass_: Pass, size: Size) -> R
         return "torch"
     if s.kind not in (Kind.POINTWISE, Kind.GATED):
         return "eager"
-    if device == "cuda":
-        return "fused"
-    return "fused" if size == "large" else "eager"
+    return "fused"
 
 
 @dataclass(frozen=True)
@@ -172,7 +172,14 @@ def table(entries: list[str] | None = None) -> list[Row]:
     ]
 
 
+def defaults(name: str) -> dict[str, Any]:
+    """The shared default-parameter dict of `name`: a caller passing it (not a copy) to `run` takes the per-call
+    cache of settled routes."""
+    return _defaults(name)
+
+
 def _defaults(name: str) -> dict[str, Any]:
+    """The entry's default parameters (one dict per entry, shared: read it, never change it)."""
     d = _DEFAULTS.get(name)
     if d is None:
         d = _DEFAULTS[name] = get_spec(name).defaults()
@@ -201,7 +208,7 @@ def choose(
 ) -> Route:
     """The route of one call: the table's row for its (entry, dtype, device, pass, size class), unless
     `nonlin.use` overrides it, the call's parameters or inputs are not what the row was measured for, or the
-    fused path cannot run here."""
+    fused path cannot run here (yet: a small call waits for no compilation, see `WARM_CALLS`)."""
     m = state.mode()
     if m == "eager":
         return "eager"
@@ -216,31 +223,59 @@ def choose(
     r = _BY_CALL.get(key)
     if r is None:
         r = _BY_CALL[key] = table_route(s.name, _DTYPE_NAME[x.dtype], dev, key[3], key[4])
+    compiling = torch.compiler.is_compiling()
     if r == "torch":
         if (
             not extra
             and body is s.forward
             and (not params or params == _defaults(s.name))
             # Inside torch.compile inductor lowers torch's op its own way (F.elu's expm1 as exp(x) - 1:
-            # elu(-3e-12) = 0): only the exact ops keep their bits; the others take the eager formula.
-            and (NATIVE[s.name].exact or not torch.compiler.is_compiling())
+            # elu(-3e-12) = 0): only the exact ops keep their bits; the others take the fused path's forms.
+            and (NATIVE[s.name].exact or not compiling)
         ):
             return "torch"
-        r = _fallback(dev, key[4])
+        r = "fused"
     if r == "fused":
         if dev == "cuda" and not state.triton_available():
             return "eager"
-        if dev == "cpu" and (torch.compiler.is_compiling() or not dispatch.compile_available()):
-            # Under torch.compile inductor already fuses the eager formula into the caller's graph.
-            return "eager"
         if not dispatch.fusable(s, main, params, warn=False):
             return "eager"
+        if dev == "cpu":
+            if compiling:
+                # Inside a user's torch.compile the fused path's functions are traced into the caller's graph
+                # (`dispatch.traced`), where inductor fuses them with their neighbours; torch.export records
+                # the eager formula (portable: no nonlin op needed to run the program).
+                if torch.compiler.is_exporting():
+                    return "eager"
+                return "fused" if dispatch.traceable(s, body, extra, params) else "eager"
+            if not dispatch.compile_available():
+                return "eager"
+            if key[4] == "small" and "size" not in _PINNED and not _warm(s, x, key, params):
+                return "eager"
     return r
 
 
-def _fallback(dev: str, size: Size) -> Route:
-    """The route a torch row's entry takes when the call is not the one measured (other parameters)."""
-    return "fused" if dev == "cuda" or size == "large" else "eager"
+# A small call takes the fused route once its kernels are compiled: by an earlier call of any size, or once
+# WARM_CALLS calls of at least WARM_NUMEL elements of its (entry, dtype, device, pass) have run eagerly (then it
+# compiles them: seconds cold, well under one with inductor's on-disk cache). A training loop calling an
+# activation thousands of times pays the compile once; a script calling it a few times, or on a handful of
+# values (a test, a plot), never does. Both routes meet the goals; the eager one is correctly rounded.
+WARM_CALLS = 32
+WARM_NUMEL = 1 << 12
+_CALLS: dict[tuple, int] = {}
+
+
+def _warm(s: Spec, x: torch.Tensor, key: tuple, params: Mapping[str, Any]) -> bool:
+    with _float64_pin(s, x):  # the job `run` will make
+        job = dispatch.job_for(s, x.dtype, params)
+    if job is None:
+        return False  # the custom op: its fixed cost does not pay below LARGE_NUMEL
+    if dispatch.ready(job, x.dtype, key[3] == "train"):
+        return True
+    if x.numel() < WARM_NUMEL:
+        return False
+    n = _CALLS[key] = _CALLS.get(key, 0) + 1
+    return n > WARM_CALLS
 
 
 def run(
@@ -252,25 +287,68 @@ def run(
     params: Mapping[str, Any] | None = None,
 ) -> torch.Tensor:
     """Evaluate a pointwise or gated entry on checked inputs by the route `choose` picks."""
+    x = main[0]
+    fast = params is _DEFAULTS.get(s.name) and not extra and body is s.forward and not _PINNED and not _RECORD
+    if fast and state.is_default():
+        # A call at the entry's defaults whose route was settled before (the torch op, or compiled kernels):
+        # one dict lookup, no table walk (benchmarks/call_overhead.py measures what each layer costs).
+        grad = torch.is_grad_enabled() and (x.requires_grad or (len(main) > 1 and main[1].requires_grad))
+        key = (s.name, x.dtype, x.device, grad, x.numel() >= LARGE_NUMEL)
+        done = _SETTLED.get(key)
+        if done is not None and not torch.compiler.is_compiling():
+            return s.torch_equivalent(*main) if done is _TORCH_OP else dispatch.run_job(done, main)
     params = params or {}
     r = choose(s, body, main, extra, params)
+    if fast and state.is_default() and not torch.compiler.is_compiling():
+        _settle(s, x, key, r, params)
     if _RECORD:
         x = main[0]
         _RECORD[-1].append((s.name, _DTYPE_NAME[x.dtype], x.device.type, _pass(main, extra), _size(x), r))
     if r == "torch":
         return s.torch_equivalent(*main)
     if r == "fused":
-        if (
-            s.name in FUSED_FLOAT64
-            and state.mode() == "auto"  # the table's row; use("fused") keeps kernels/precision.py's choice
-            and state.fp32_compute() == "auto"
-            and main[0].dtype == torch.float32
-        ):
-            backend, _ = state.settings()
-            with state.pinned(backend, "float64"):  # the op records it: its backward computes in float64 too
-                return dispatch.call(s, body, main, extra, params)
-        return dispatch.call(s, body, main, extra, params)
+        with _float64_pin(s, x):  # the op records it: its backward computes in float64 too
+            return _fused(s, body, main, extra, params)
     return eager_apply(s, body, derivative, main, extra, params)
+
+
+_SETTLED: dict[tuple, object] = {}  # (entry, dtype, device, records grad, large) -> _TORCH_OP or a dispatch.Job
+_TORCH_OP = object()
+
+
+def _settle(s: Spec, x: torch.Tensor, key: tuple, r: Route, params: Mapping[str, Any]) -> None:
+    """Remember a default-parameter call's route once it will not change: torch's op, or the fused path once
+    its kernels are compiled (the eager route of a small call that is still warming up is not remembered)."""
+    if r == "torch":
+        _SETTLED[key] = _TORCH_OP
+    elif r == "fused" and x.device.type == "cpu":
+        with _float64_pin(s, x):
+            job = dispatch.job_for(s, x.dtype, params)
+        if job is not None and dispatch.ready(job, x.dtype, key[3]):
+            _SETTLED[key] = job
+
+
+def _float64_pin(s: Spec, x: torch.Tensor):
+    """`FUSED_FLOAT64`'s rows: float64 math for float32 inputs on the default route."""
+    if (
+        s.name in FUSED_FLOAT64
+        and state.mode() == "auto"  # the table's row; use("fused") keeps kernels/precision.py's choice
+        and state.fp32_compute() == "auto"
+        and x.dtype == torch.float32
+    ):
+        return state.pinned(state.settings()[0], "float64")
+    return contextlib.nullcontext()
+
+
+def _fused(s: Spec, body, main, extra, params) -> torch.Tensor:
+    if (
+        main[0].device.type == "cpu"
+        and torch.compiler.is_compiling()
+        and not torch.compiler.is_exporting()  # use("fused") under torch.export records the custom op
+        and dispatch.traceable(s, body, extra, params)
+    ):
+        return dispatch.traced(s, main, params)
+    return dispatch.call(s, body, main, extra, params)
 
 
 @contextlib.contextmanager

@@ -159,9 +159,10 @@ USERS = [
 
 @pytest.mark.parametrize("name", USERS)
 def test_eager_formula_compiled_by_the_caller_is_accurate(name):
-    """Inside a user's torch.compile on CPU, nonlin leaves the eager formula to the caller's graph: the torch
-    backend then traces the replaced primitives' forms, so inductor's exp(x) - 1 never reaches the model
-    (elu(-3e-12) was 0). Tiny arguments, where those lowerings fail, and ordinary ones: the eager bits."""
+    """Inside a user's torch.compile on CPU, nonlin traces the fused path's functions into the caller's graph
+    (nonlin.kernels.dispatch.traced): they call the replaced primitives' forms, so inductor's exp(x) - 1 never
+    reaches the model (elu(-3e-12) was 0). Tiny arguments, where those lowerings fail, and ordinary ones:
+    within 2 float32 ULP (forward) and 4 (gradient) of the eager path's correctly rounded bits."""
     f = nonlin.functional.function(name)
     x = torch.tensor([1e-20, -3e-12, 2e-9, -1e-7, 1e-4, -0.5, 2.0, -30.0], requires_grad=True)
     y0 = f(x)
@@ -170,5 +171,7 @@ def test_eager_formula_compiled_by_the_caller_is_accurate(name):
         compiled = torch.compile(lambda t: f(t), fullgraph=True)
         y1 = compiled(x)
         (g1,) = torch.autograd.grad(y1, x, torch.ones_like(y1))
-    assert torch.equal(y1, y0), (x.tolist(), y1.tolist(), y0.tolist())
-    assert torch.allclose(g1, g0, rtol=2.4e-7, atol=0.0), (x.tolist(), g1.tolist(), g0.tolist())
+    # The caller's graph computes the fused path's functions (float32 math where nonlin.kernels.precision lists
+    # the entry): within the float32 goals of the eager path's correctly rounded bits, never exp(x) - 1's 0.
+    assert torch.allclose(y1, y0, rtol=2.4e-7, atol=0.0), (x.tolist(), y1.tolist(), y0.tolist())
+    assert torch.allclose(g1, g0, rtol=4.8e-7, atol=0.0), (x.tolist(), g1.tolist(), g0.tolist())

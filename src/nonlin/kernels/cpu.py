@@ -4,13 +4,23 @@ The forward reads the inputs once and writes the output; the backward reads the 
 gradient and writes the gradients (parameter gradients reduced in the same loop). Only the inputs are
 saved between them. Where torch.compile is unavailable or fails (no C++ compiler, an unsupported
 platform), the same functions run uncompiled: slower, still saving only the inputs, never wrong.
+
+Calls outside torch.compile take `Direct` kernels through `Fused` (a plain autograd.Function): each generated
+function is compiled once per (plan, input dtype, compute precision), with dynamic sizes, on inputs in one
+canonical layout (contiguous; flat for pointwise entries and unpacked gates, [rows, 2d] for a packed gated
+input), and the compiled graph inductor returns is called directly: no dynamo guard evaluation per call, no
+recompilation across shapes, the same kernel (so the same bits) for every size.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import sys
+import threading
+import types
 import warnings
+from collections.abc import Callable
 
 import torch
 
@@ -32,6 +42,10 @@ def disable_compile(reason: str) -> None:
 @functools.lru_cache(maxsize=1024)
 def functions(p: Plan, compute: str, compiled: bool):
     ns = load(torch_source(p, compute), f"{p.spec.name}-torch-{compute}")
+    # dynamo, tracing these functions into a user's graph, guards on their globals through their module
+    module = types.ModuleType(ns["__name__"])
+    module.__dict__.update(ns)
+    sys.modules[ns["__name__"]] = module
     names = ("fwd", "bwd", "fwd_packed", "bwd_packed")
     fns = {k: ns[k] for k in names if k in ns}
     if compiled:
@@ -97,3 +111,123 @@ def backward(p: Plan, go, mains, extras, tparams, fp32_compute: str, packed, com
     dext = list(rest[:k])
     pgrads = [g.reshape(t.shape).to(t.dtype) for g, t in zip(rest[k:], tparams, strict=True)]
     return main_grads, dext, pgrads
+
+
+# ------------------------------------------------------------------------------------------ direct
+
+_LOCK = threading.Lock()  # one compilation at a time (dynamo and inductor are not re-entrant)
+
+
+class Direct:
+    """One generated function, compiled once by inductor with dynamic sizes, called without dynamo.
+
+    dynamo traces `fn` once (torch.compile(dynamic=True), a backend that hands its graph to inductor and keeps
+    what inductor returns) on example inputs of the canonical layout; later calls go straight to inductor's
+    compiled graph with the inputs and their sizes as arguments. `recipe` says, per argument of that graph,
+    which input it is or which (input, dim) size it reads.
+    """
+
+    def __init__(self, fn, examples: tuple[torch.Tensor, ...], tag: str) -> None:
+        self.tag = tag
+        graph, self.recipe = _capture(fn, examples)
+        # The argument list spelled out once (a comprehension over the recipe costs ~2 us a call)
+        names = [f"a{i}" for i in range(len(examples))]
+        items = ", ".join(names[i] if d < 0 else f"{names[i]}.size({d})" for i, d in self.recipe)
+        ns = {"graph": graph}
+        exec(f"def call({', '.join(names)}):\n    return graph([{items}])\n", ns)
+        self.call = ns["call"]
+
+    def __call__(self, *inputs: torch.Tensor):
+        return self.call(*inputs)
+
+
+def _capture(fn, examples) -> tuple[Callable, list[tuple[int, int]]]:
+    from torch._inductor.compile_fx import compile_fx, compile_fx_inner
+
+    arg_names = fn.__code__.co_varnames[: fn.__code__.co_argcount]
+    got: dict[str, object] = {}
+
+    def inner(gm, example_inputs, **kwargs):
+        out = compile_fx_inner(gm, example_inputs, **kwargs)
+        got["graph"], got["n_inner"] = out, len(example_inputs)
+        return out
+
+    def backend(gm, example_inputs):
+        # Graph arguments: tensors (named by their source, a local of `fn`) and sizes (symbols of those
+        # tensors' shapes), in the order inductor's graph takes them.
+        where: dict[object, tuple[int, int]] = {}
+        places = [n for n in gm.graph.nodes if n.op == "placeholder"]
+        for n in places:
+            value = n.meta["example_value"]
+            if isinstance(value, torch.Tensor):
+                i = arg_names.index(n.meta["grapharg"].source.local_name)  # raises where it is not an input
+                for d, size in enumerate(value.shape):
+                    if isinstance(size, torch.SymInt):
+                        where.setdefault(size.node.expr, (i, d))
+        recipe = []
+        for n in places:
+            value = n.meta["example_value"]
+            if isinstance(value, torch.Tensor):
+                recipe.append((arg_names.index(n.meta["grapharg"].source.local_name), -1))
+            else:
+                recipe.append(where[value.node.expr])
+        got["recipe"] = recipe
+        return compile_fx(gm, example_inputs, inner_compile=inner)
+
+    compiled = torch.compile(fn, backend=backend, fullgraph=True)
+    for t in examples:  # every size dynamic; floats (the formulas' constants) stay constants
+        torch._dynamo.mark_dynamic(t, list(range(t.dim())))
+    # The AOT-autograd cache would hand back a wrapped graph without calling `inner`; inductor's own on-disk
+    # graph cache (inside compile_fx_inner) still makes a later process's compile fast.
+    with (
+        _LOCK,
+        torch._functorch.config.patch(enable_autograd_cache=False),
+        torch._dynamo.config.patch(specialize_float=True),
+        torch.no_grad(),
+    ):
+        compiled(*examples, None)
+    graph, recipe = got["graph"], got["recipe"]
+    if got["n_inner"] != len(recipe):
+        raise RuntimeError(f"inductor's graph takes {got['n_inner']} arguments, dynamo's {len(recipe)}")
+    call = getattr(graph, "current_callable", None) or graph
+    return call, recipe
+
+
+def _examples(like: tuple[torch.Tensor, ...]) -> tuple[torch.Tensor, ...]:
+    """Inputs of `like`'s layout at sizes dynamo does not specialise (0 and 1 it does): flat ones of one
+    size; [rows, 2d] beside [rows, d] (a packed input and its output's gradient)."""
+    widest = max(t.shape[-1] for t in like)
+    shapes = [(13,) if t.dim() == 1 else (5, 26 if t.shape[-1] == widest else 13) for t in like]
+    return tuple(torch.zeros(s, dtype=t.dtype, device=t.device) for s, t in zip(shapes, like, strict=True))
+
+
+_DIRECT: dict[tuple, Direct] = {}
+
+
+def direct(p: Plan, compute: str, which: str, like: tuple[torch.Tensor, ...]) -> Callable:
+    """The compiled kernel of generated function `which` for inputs like `like` (canonical layout), built on
+    first use: a `Direct` one, or where that cannot be captured the function under torch.compile (dynamo's
+    guards each call), which itself runs uncompiled where compilation fails. Returns a tuple of tensors."""
+    key = (p, compute, which, like[0].dtype, like[0].dim())
+    k = _DIRECT.get(key)
+    if k is None:
+        fn = functions(p, compute, False)[which]
+        try:
+            k = Direct(fn, _examples(like), f"{p.spec.name}.{which}")
+        except Exception as e:  # not capturable here: the dynamo-compiled function (itself falling back)
+            log.warning("nonlin: %s.%s runs under dynamo (%s: %s)", p.spec.name, which, type(e).__name__, e)
+            k = _as_tuple(functions(p, compute, True)[which])
+        _DIRECT[key] = k
+    return k.call if isinstance(k, Direct) else k
+
+
+def _as_tuple(fn):
+    def call(*inputs):
+        r = fn(*inputs, None)
+        return r if isinstance(r, tuple) else (r,)
+
+    return call
+
+
+def built(p: Plan, compute: str, which: str, dtype: torch.dtype, dim: int) -> bool:
+    return (p, compute, which, dtype, dim) in _DIRECT

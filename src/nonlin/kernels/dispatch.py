@@ -13,7 +13,9 @@ from typing import Any
 
 import torch
 
-from nonlin.kernels import ops as _ops  # noqa: F401  (registers torch.ops.nonlin.*)
+from nonlin.kernels import cpu, state
+from nonlin.kernels import ops as _ops  # registers torch.ops.nonlin.*
+from nonlin.kernels.codegen import Plan, plan
 from nonlin.spec import Kind, Spec
 
 _WARNED: set[str] = set()
@@ -77,6 +79,10 @@ def fusable(spec: Spec, main: tuple[torch.Tensor, ...], params: Mapping[str, Any
 
 def call(spec: Spec, body, main, extra, params) -> torch.Tensor:
     """The fused op for one call (inputs already checked by the functional layer)."""
+    if not extra and body is spec.forward and main[0].device.type == "cpu" and not torch.compiler.is_compiling():
+        job = job_for(spec, main[0].dtype, params)
+        if job is not None:
+            return run_job(job, main)
     fnames = [k for k, v in params.items() if not isinstance(v, torch.Tensor)]
     fvals = [float(params[k]) for k in fnames]
     tnames = [k for k, v in params.items() if isinstance(v, torch.Tensor)]
@@ -92,3 +98,239 @@ def call(spec: Spec, body, main, extra, params) -> torch.Tensor:
     base = None if torch.compiler.is_compiling() else _packed_base(g, v)
     gv = [base] if base is not None else [g, v]
     return torch.ops.nonlin.gated(gv, list(extra), tparams, spec.name, ",".join(fnames), fvals, ",".join(tnames))
+
+
+# ------------------------------------------------------------------------------------- CPU, direct
+
+
+class Job:
+    """What a direct CPU call of one (entry, float parameters, input dtype, precision setting) needs, worked
+    out once: the plan, the compute precision of each pass, the parameters as the eager fallback reads them."""
+
+    __slots__ = ("bwd", "fnames", "fvals", "fwd", "gated", "out_plan", "plan")
+
+    def __init__(self, p: Plan, fwd: str, bwd: str, fnames: str, fvals: list[float], out_plan) -> None:
+        self.plan, self.fwd, self.bwd = p, fwd, bwd
+        self.gated = p.kind is Kind.GATED
+        self.fnames, self.fvals = fnames, fvals
+        # entries with an exact derivative from the output save the output, not the input (as the custom op
+        # does, `ops.saves_output`): the plan whose backward reads it
+        self.out_plan = out_plan
+
+
+_JOBS: dict[tuple, Job | None] = {}
+_CPU = torch.device("cpu")
+
+
+def job_for(spec: Spec, dtype: torch.dtype, params: Mapping[str, Any]) -> Job | None:
+    """The direct CPU job of a call with these parameters, or None where the call needs the custom op
+    (tensor parameters, stochastic entries, a backend other than inductor, compilation off)."""
+    values = params.values()
+    if any(isinstance(v, torch.Tensor) for v in values):
+        return None  # (not a key: the cache would keep every tensor a call passed alive)
+    try:
+        key = (spec.name, dtype, *values, *state.settings())
+        job = _JOBS.get(key, False)
+    except TypeError:  # an unhashable parameter value (a tensor is hashable; a list is not)
+        return None
+    if job is False:
+        job = _JOBS[key] = _make_job(spec, dtype, params)
+    if job is not None and not cpu.compile_available():
+        return None
+    return job
+
+
+def _make_job(spec: Spec, dtype: torch.dtype, params: Mapping[str, Any]) -> Job | None:
+    if spec.stochastic or any(isinstance(v, torch.Tensor) for v in params.values()):
+        return None
+    if state.backend_for(_CPU) != "inductor":
+        return None
+    return _make_job_inductor(spec, dtype, params)
+
+
+def _make_job_inductor(spec: Spec, dtype: torch.dtype, params: Mapping[str, Any]) -> Job:
+    fnames = [k for k in params]
+    fvals = [float(params[k]) for k in fnames]
+    p = plan(spec, "plain", tuple(sorted(zip(fnames, fvals, strict=True))), (), ())
+    if state.fp32_compute() == "auto" and dict(params) != spec.defaults():
+        # kernels/precision.py's float32-math lists were measured at the default parameters: softplus at
+        # beta=1.75 is 3 float32 ULP with float32 math (tests/kernels/test_call_path.py); other parameters
+        # compute float32 inputs in float64
+        fwd = bwd = cpu.compute_name(dtype, "float64")
+    else:
+        fwd = cpu.compute_name(dtype, state.fp32_compute_for(spec.name, _CPU, "forward"))
+        bwd = cpu.compute_name(dtype, state.fp32_compute_for(spec.name, _CPU, "backward"))
+    out_plan = None
+    if p.kind is not Kind.GATED and _ops.saves_output(spec.name, "plain", ",".join(fnames), fvals, 0, 0, dtype):
+        out_plan = plan(spec, "output", tuple(sorted(zip(fnames, fvals, strict=True))), (), ())
+    return Job(p, fwd, bwd, ",".join(fnames), fvals, out_plan)
+
+
+def ready(job: Job, dtype: torch.dtype, train: bool) -> bool:
+    """Whether the kernels a call of `job` needs are compiled already (a small call does not wait for them)."""
+    if job.gated:
+        ok = cpu.built(job.plan, job.fwd, "fwd_packed", dtype, 2) or cpu.built(job.plan, job.fwd, "fwd", dtype, 1)
+    else:
+        ok = cpu.built(job.plan, job.fwd, "fwd", dtype, 1)
+    return ok and (not train or _any_bwd_built(job, dtype))
+
+
+def _any_bwd_built(job: Job, dtype: torch.dtype) -> bool:
+    if job.gated:
+        return cpu.built(job.plan, job.bwd, "bwd_packed", dtype, 2) or cpu.built(job.plan, job.bwd, "bwd", dtype, 1)
+    return cpu.built(job.plan, job.bwd, "bwd", dtype, 1)
+
+
+def _flat(t: torch.Tensor) -> torch.Tensor:
+    return t.reshape(-1) if t.is_contiguous() else t.contiguous().reshape(-1)
+
+
+def _kernel(job: Job, which: str, *inputs: torch.Tensor):
+    return cpu.direct(job.plan, job.bwd if which[0] == "b" else job.fwd, which, inputs)(*inputs)
+
+
+# torch.autograd.Function.apply without its Python prologue (functorch's dead-wrapper unwrapping, ~3 us); the
+# prologue runs where functorch transforms are active.
+def _fused_apply(*args):
+    if torch._C._are_functorch_transforms_active():
+        return nonlin_fused.apply(*args)
+    return _APPLY(*args)
+
+
+def run_job(job: Job, main) -> torch.Tensor:
+    """A direct CPU call: the forward kernel alone where autograd records nothing, else through `nonlin_fused`."""
+    x = main[0]
+    if not job.gated:
+        if torch.is_grad_enabled() and x.requires_grad:
+            return _fused_apply(job, False, x)
+        return _kernel(job, "fwd", _flat(x))[0].view_as(x)
+    g, v = main
+    grad = torch.is_grad_enabled() and (g.requires_grad or v.requires_grad)
+    base = _packed_base(g, v)
+    if base is not None and base.is_contiguous():
+        if grad:
+            return _fused_apply(job, True, base)
+        return _kernel(job, "fwd_packed", base.view(-1, base.shape[-1]))[0].view_as(g)
+    if grad:
+        return _fused_apply(job, False, g, v)
+    return _kernel(job, "fwd", _flat(g), _flat(v))[0].view_as(g)
+
+
+_run = run_job
+
+
+class nonlin_fused(torch.autograd.Function):  # lower case: grad_fn names say nonlin (nonlin_fusedBackward)
+    """The direct CPU kernels under autograd. Inputs: x; or g and v; or (packed) the one [..., 2d] tensor g
+    and v are views of, so that its gradient is one tensor written by the kernel. The forward saves the
+    inputs, the backward recomputes from them; double backward (create_graph=True) runs the eager formulas,
+    as the custom op does."""
+
+    @staticmethod
+    def forward(ctx, job: Job, packed: bool, *inputs):
+        ctx.job, ctx.packed = job, packed
+        if job.out_plan is not None:
+            (x,) = inputs
+            y = _kernel(job, "fwd", _flat(x))[0].view_as(x)
+            ctx.save_for_backward(y)
+            return y
+        ctx.save_for_backward(*inputs)
+        if packed:
+            (base,) = inputs
+            d2 = base.shape[-1]
+            y = _kernel(job, "fwd_packed", base.view(-1, d2))[0]  # [rows, d]
+            return y.view(*base.shape[:-1], d2 // 2)
+        return _kernel(job, "fwd", *(_flat(t) for t in inputs))[0].view_as(inputs[0])
+
+    @staticmethod
+    def backward(ctx, go):
+        job = ctx.job
+        saved = ctx.saved_tensors
+        if job.out_plan is not None:
+            return None, None, _from_output(job, go, saved[0])
+        if torch.is_grad_enabled():  # create_graph=True: the eager formulas, differentiable
+            mains = list(_ops._mains([saved[0]])[0]) if ctx.packed else list(saved)
+            grads = _ops._eager_grads(job.plan.spec.name, "plain", job.fnames, job.fvals, "", mains, [], [], go)
+            if ctx.packed:
+                grads = [g if g is not None else torch.zeros_like(m) for g, m in zip(grads, mains, strict=True)]
+                return None, None, torch.cat(grads, dim=-1)
+            return (None, None, *grads)
+        if ctx.packed:
+            (base,) = saved
+            d2 = base.shape[-1]
+            go2 = go.reshape(-1, d2 // 2) if go.is_contiguous() else go.contiguous().view(-1, d2 // 2)
+            return None, None, _kernel(job, "bwd_packed", go2, base.view(-1, d2))[0].view_as(base)
+        grads = _kernel(job, "bwd", _flat(go), *(_flat(t) for t in saved))
+        return (None, None, *(g.view_as(t) for g, t in zip(grads, saved, strict=False)))
+
+
+def _from_output(job: Job, go: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """d/dx from the saved output: the kernel, or (create_graph=True) the eager formula in float64,
+    differentiable in `go` (as the custom op's `_from_output_grad`)."""
+    if torch.is_grad_enabled():
+        from nonlin.autograd import round_to
+        from nonlin.ops import TORCH
+
+        floats = dict(zip(job.fnames.split(",") if job.fnames else [], job.fvals, strict=True))
+        d = job.plan.spec.derivative_from_output(TORCH, y.to(torch.float64), **floats)
+        return round_to(go.to(torch.float64) * d, y.dtype)
+    flats = (_flat(go), _flat(y))
+    return cpu.direct(job.out_plan, job.bwd, "bwd", flats)(*flats)[0].view_as(y)
+
+
+_APPLY = super(torch.autograd.Function, nonlin_fused).apply
+
+
+# ------------------------------------------------------------------------- CPU, inside torch.compile
+
+
+def traceable(spec: Spec, body, extra, params: Mapping[str, Any]) -> bool:
+    """Whether a call traced by torch.compile can take the fused path's functions into the caller's graph."""
+    return (
+        not extra
+        and not spec.stochastic
+        and body is spec.forward
+        and not any(isinstance(v, torch.Tensor) for v in params.values())
+    )
+
+
+# (entry, float parameters, dtype, precision setting) -> (forward, backward) generated functions; a plain dict
+# that dynamo reads (and guards on) while tracing
+_TRACED: dict[tuple, tuple] = {}
+
+
+@torch._dynamo.assume_constant_result
+def _prepare(name: str, dtype: torch.dtype, values: tuple, settings: tuple) -> bool:
+    """Generate the functions of a traced call (dynamo runs this, once per key, outside the graph)."""
+    key = (name, dtype, values, settings)
+    if key not in _TRACED:
+        from nonlin.registry import spec as get_spec
+
+        s = get_spec(name)
+        job = _make_job_inductor(s, dtype, dict(zip((p.name for p in s.params), values, strict=True)))
+        fwd = cpu.functions(job.plan, job.fwd, False)
+        bwd = cpu.functions(job.plan, job.bwd, False)
+        _TRACED[key] = (fwd["fwd"], bwd["bwd"], job)
+    return True
+
+
+def traced(spec: Spec, main, params: Mapping[str, Any]) -> torch.Tensor:
+    """The fused path's generated functions, for torch.compile to trace into the caller's graph: the same
+    forms and compute precision as the fused kernels (nonlin.kernels.precision), inductor fusing them with
+    their neighbours; backward from the saved inputs."""
+    key = (spec.name, main[0].dtype, tuple(params.values()), state.settings())
+    _prepare(*key)
+    return _Traced.apply(key, *main)
+
+
+class _Traced(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, key, *mains):
+        ctx.key = key
+        ctx.save_for_backward(*mains)
+        return _TRACED[key][0](*mains, None)
+
+    @staticmethod
+    def backward(ctx, go):
+        mains = ctx.saved_tensors
+        grads = _TRACED[ctx.key][1](go, *mains, None)
+        return (None, *grads[: len(mains)])

@@ -15,6 +15,12 @@ BACKENDS = ("auto", "triton", "inductor", "python")
 FP32_COMPUTE = ("auto", "float64", "float32")
 
 _STATE: dict[str, str] = {"mode": "auto", "backend": "auto", "fp32_compute": "auto"}
+_DEFAULT = dict(_STATE)
+
+
+def is_default() -> bool:
+    """No `use` or `pinned` in force (the route's per-call cache holds only for these settings)."""
+    return _STATE == _DEFAULT
 
 
 def triton_available() -> bool:

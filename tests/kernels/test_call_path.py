@@ -1,0 +1,175 @@
+"""The CPU fused path's call: inductor's compiled graph called directly (nonlin.kernels.cpu.Direct), one kernel per
+(entry, parameters, dtype) for every shape, no dynamo code per call; small calls take it once it is compiled;
+inside a user's torch.compile the same functions are traced into the caller's graph."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+import torch
+
+import nonlin
+import nonlin.functional as F
+from nonlin import route
+from nonlin.kernels import cpu, dispatch, use
+
+pytestmark = pytest.mark.skipif(not cpu.compile_available(), reason="inductor cannot compile here")
+
+
+def _max_ulp(got: torch.Tensor, ref: torch.Tensor) -> float:
+    """The largest |got - ref| in units of ref's last place (ref: the eager path's correctly rounded values)."""
+    got, ref = got.detach().double(), ref.detach()
+    ulp = (torch.nextafter(ref.abs(), torch.tensor(float("inf"), dtype=ref.dtype)) - ref.abs()).double()
+    return ((got - ref.double()).abs() / ulp).max().item()
+
+
+def _frames(fn) -> set[str]:
+    """The files of every Python function `fn()` runs."""
+    files: set[str] = set()
+
+    def hook(frame, event, arg):
+        if event == "call":
+            files.add(frame.f_code.co_filename)
+
+    sys.setprofile(hook)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return files
+
+
+@pytest.mark.parametrize("name", ["silu", "swiglu"])
+def test_one_kernel_for_every_shape_and_no_dynamo_per_call(name):
+    s = nonlin.spec(name)
+    gated = s.kind is nonlin.Kind.GATED
+    f = F.function(name)
+    width = 2 * 12 if gated else 12
+    big = torch.randn(10, width, generator=torch.Generator().manual_seed(1), requires_grad=True)
+    with use("fused"):
+        y_big = f(big)
+        y_big.sum().backward()
+        g_big = big.grad.clone()
+        frames0 = torch._dynamo.utils.counters["frames"]["ok"]
+        graphs0 = torch._dynamo.utils.counters["stats"]["unique_graphs"]
+        for rows in (1, 3, 10):  # sizes 1 and 3 included: dynamo would specialise or recompile them
+            x = big.detach()[:rows].clone().requires_grad_()
+            y = f(x)
+            y.sum().backward()
+            assert torch.equal(y, y_big[:rows]), rows  # the same kernel: the same bits at every size
+            assert torch.equal(x.grad, g_big[:rows]), rows
+        x3 = big.detach().reshape(5, 2, width).clone()
+        assert torch.equal(f(x3).reshape(y_big.shape), y_big)
+        if not gated:  # an input starting one element into its storage (not vector-aligned)
+            assert torch.equal(f(big.detach().reshape(-1)[1:]), y_big.reshape(-1)[1:])
+            assert torch.equal(f(big.detach().t()), y_big.t())  # not contiguous: copied flat first
+        assert torch._dynamo.utils.counters["frames"]["ok"] == frames0  # nothing compiled again
+        assert torch._dynamo.utils.counters["stats"]["unique_graphs"] == graphs0
+        x = big.detach()[:3].clone().requires_grad_()
+        files = _frames(lambda: f(x).sum().backward())
+    assert not [p for p in files if "_dynamo" in p or ("_inductor" in p and "compile_fx" in p)], sorted(files)
+
+
+def test_size_classes_give_the_same_bits_where_the_route_is_the_same():
+    x = torch.randn(4, 33, generator=torch.Generator().manual_seed(2), requires_grad=True)
+    outs = []
+    for size in ("small", "large"):
+        with route.pinned(size), route.recording() as taken:
+            y = F.gelu(x)
+            (g,) = torch.autograd.grad(y, x, torch.ones_like(y))
+        assert taken[0][5] == "fused", taken
+        outs.append((y, g))
+    assert torch.equal(outs[0][0], outs[1][0]) and torch.equal(outs[0][1], outs[1][1])
+
+
+def test_small_calls_run_eagerly_until_warm_then_fused():
+    # A parameter value of its own: a job no other test compiled
+    x = torch.randn(route.WARM_NUMEL, generator=torch.Generator().manual_seed(3))
+    s = nonlin.spec("softplus")
+    with torch.no_grad(), route.recording() as taken:
+        ys = [F.softplus(x, beta=1.75) for _ in range(route.WARM_CALLS + 2)]
+    routes = [t[5] for t in taken]
+    assert routes[: route.WARM_CALLS] == ["eager"] * route.WARM_CALLS
+    assert routes[-1] == "fused"
+    job = dispatch.job_for(s, x.dtype, s.resolve_params({"beta": 1.75}))
+    assert dispatch.ready(job, x.dtype, train=False)
+    # both routes meet the float32 forward goal (2 ULP; the eager one is correctly rounded)
+    assert _max_ulp(ys[-1], ys[0]) <= 2.5  # 2 ULP from the exact value, 0.5 of it the eager rounding
+
+
+def test_settled_default_calls_follow_use():
+    """The per-call cache of settled routes holds for the default settings only: `use` still decides."""
+    x = torch.randn(route.WARM_NUMEL)
+    with route.pinned("large"):
+        F.silu(x)  # compiles
+    for _ in range(route.WARM_CALLS + 2):
+        F.silu(x)
+    with route.recording() as taken:
+        F.silu(x)
+        with use("eager"):
+            F.silu(x)
+    assert [t[5] for t in taken] == ["fused", "eager"]
+
+
+def test_double_backward_through_the_direct_path_is_the_eager_formula():
+    x = torch.randn(12, generator=torch.Generator().manual_seed(4), dtype=torch.float64, requires_grad=True)
+    with use("fused"):
+        (g,) = torch.autograd.grad(F.gelu(x).sum(), x, create_graph=True)
+        (gg,) = torch.autograd.grad(g.sum(), x)
+    with use("eager"):
+        (g0,) = torch.autograd.grad(F.gelu(x).sum(), x, create_graph=True)
+        (gg0,) = torch.autograd.grad(g0.sum(), x)
+    assert torch.equal(g, g0) and torch.equal(gg, gg0)
+
+
+def test_packed_gated_gradient_is_one_tensor_and_saves_only_the_input():
+    packed = torch.randn(6, 20, requires_grad=True)
+    seen: dict[int, int] = {}
+
+    def pack(t):
+        seen[t.untyped_storage().data_ptr()] = t.untyped_storage().nbytes()
+        return t
+
+    with use("fused"), torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        y = F.swiglu(packed)
+    assert sum(seen.values()) <= packed.untyped_storage().nbytes()
+    y.backward(torch.ones_like(y))
+    with use("eager"):
+        p2 = packed.detach().clone().requires_grad_()
+        F.swiglu(p2).backward(torch.ones_like(y))
+    torch.testing.assert_close(packed.grad, p2.grad, rtol=5e-7, atol=1e-30)
+
+
+@pytest.mark.parametrize("name", ["gelu", "swiglu", "mish"])
+def test_compiled_model_traces_the_fused_functions(name):
+    """Inside torch.compile(model): the fused path's functions in the caller's graph (no graph break), with
+    its accuracy: within the float32 goals of the eager path's correctly rounded values."""
+    s = nonlin.spec(name)
+    f = F.function(name)
+    x = torch.randn(8, 2 * 16 if s.kind is nonlin.Kind.GATED else 16, generator=torch.Generator().manual_seed(5))
+    x.requires_grad_()
+    with route.recording() as taken:
+        y = torch.compile(lambda t: f(t) * 2.0, fullgraph=True)(x)
+    (g,) = torch.autograd.grad(y, x, torch.ones_like(y))
+    assert {t[5] for t in taken} == {"fused"}
+    with use("eager"):
+        y0 = f(x) * 2.0
+        (g0,) = torch.autograd.grad(y0, x, torch.ones_like(y0))
+    assert _max_ulp(y, y0) <= 2.5  # the float32 goals: forward 2 ULP, gradient 4 (eager: correctly rounded)
+    assert _max_ulp(g, g0) <= 4.5
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (1,), (3, 4, 0), (1, 1)])
+def test_scalar_and_empty_inputs_on_the_direct_path(shape):
+    """Sizes dynamo would specialise (0, 1) run the one dynamic-size kernel, with the eager path's values."""
+    x = torch.randn(shape, requires_grad=True)
+    with use("fused"):
+        y = F.silu(x)
+        (g,) = torch.autograd.grad(y.sum(), x)
+    with use("eager"):
+        y0 = F.silu(x)
+        (g0,) = torch.autograd.grad(y0.sum(), x)
+    assert y.shape == x.shape and g.shape == x.shape
+    torch.testing.assert_close(y, y0, rtol=2.4e-7, atol=0)
+    torch.testing.assert_close(g, g0, rtol=4.8e-7, atol=0)
