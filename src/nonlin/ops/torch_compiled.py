@@ -85,8 +85,8 @@ def erfc_float64(a):
     u = _horner(z, _ERF_U)
     num = torch.where(small, u - a * _horner(z, _ERF_T), num)  # 1 - erf(a) = (U - a T) / U
     y = num / torch.where(small, u, q)
-    y = torch.where(torch.isinf(a), torch.where(a > 0, 0.0, 2.0), y)
-    return torch.where(torch.isnan(a), a, y)
+    y = torch.where(x == math.inf, torch.where(a > 0, 0.0, 2.0), y)  # |a| == inf (isinf: a scalar loop)
+    return torch.where(a != a, a, y)  # x != x: inductor compiles isnan as a scalar loop in its vector code
 
 
 # ------------------------------------------------------------------ float32 erfc family (issue 12)
@@ -164,7 +164,7 @@ def norm_cdf_float32(x, wide: bool = False):
     w = (w * p) * 2.0**-_SCALE_BIAS
     w = torch.where(a < _PHI_LIMIT, w, 0.0)
     y = torch.where(x < 0, w, 1.0 - w)
-    return torch.where(torch.isnan(x), x.to(y.dtype), y)
+    return torch.where(x != x, x.to(y.dtype), y)  # not isnan: a scalar loop in inductor's vector code
 
 
 def norm_pdf_float32(x, wide: bool = False):
@@ -175,7 +175,7 @@ def norm_pdf_float32(x, wide: bool = False):
         s, p = s.double(), p.double()
     g = (_INV_SQRT_2PI + _INV_SQRT_2PI * s) * p * 2.0**-_SCALE_BIAS
     g = torch.where(a < _PHI_LIMIT, g, 0.0)
-    return torch.where(torch.isnan(x), x.to(g.dtype), g)
+    return torch.where(x != x, x.to(g.dtype), g)
 
 
 def erfc_float32(x):
@@ -189,7 +189,7 @@ def erfc_float32(x):
     w = (w * p) * 2.0**-_SCALE_BIAS
     w = torch.where(a < _ERFC_LIMIT, w, 0.0)
     y = torch.where(x < 0, 2.0 - w, w)
-    return torch.where(torch.isnan(x), x, y)
+    return torch.where(x != x, x, y)
 
 
 class CompiledTorchOps(TorchOps):
