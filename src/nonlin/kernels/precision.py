@@ -86,4 +86,11 @@ def fp32_compute_for(name: str, setting: str, device: torch.device, pass_: Pass)
     """The internal precision of float32 inputs of entry `name` in one pass: `setting` unless it is "auto"."""
     if setting != "auto":
         return setting
-    return "float32" if device.type == "cpu" and name in FP32_MATH[pass_] else "float64"
+    if device.type != "cpu" or name not in FP32_MATH[pass_]:
+        return "float64"
+    if name in CPU_FORMS_ONLY:
+        from nonlin.kernels import state  # imports this module
+
+        if state.backend_for(device) == "triton":  # the interpreter on CPU: libdevice's float32 forms
+            return "float64"
+    return "float32"
