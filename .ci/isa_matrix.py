@@ -25,6 +25,7 @@ import time
 TESTS = [
     "tests/kernels/test_kernel_precision.py",
     "tests/kernels/test_compiled_primitives.py",
+    "tests/kernels/test_erfc_float32.py",
     "tests/kernels/test_kernel_triton.py",
     "tests/test_pointwise.py",
     "tests/test_gated.py",

@@ -30,7 +30,7 @@ import math
 
 import torch
 
-from nonlin.ops.torch_backend import TorchOps
+from nonlin.ops.torch_backend import _INV_SQRT_2PI, TorchOps
 
 # Cephes' erfc (ndtr.c, as in scipy and ATen's scalar calc_erfc): erfc(x) = e^{-x^2} P(x)/Q(x) on [1, 8),
 # e^{-x^2} R(x)/S(x) from 8, 1 - x T(x^2)/U(x^2) below 1; 5.7e-14 peak relative error. Q, S, U have a
@@ -85,8 +85,112 @@ def erfc_float64(a):
     u = _horner(z, _ERF_U)
     num = torch.where(small, u - a * _horner(z, _ERF_T), num)  # 1 - erf(a) = (U - a T) / U
     y = num / torch.where(small, u, q)
-    y = torch.where(torch.isinf(a), torch.where(a > 0, 0.0, 2.0), y)
-    return torch.where(torch.isnan(a), a, y)
+    y = torch.where(x == math.inf, torch.where(a > 0, 0.0, 2.0), y)  # |a| == inf (isinf: a scalar loop)
+    return torch.where(a != a, a, y)  # x != x: inductor compiles isnan as a scalar loop in its vector code
+
+
+# ------------------------------------------------------------------ float32 erfc family (issue 12)
+# Phi, phi and erfc of float32 tensors in float32 arithmetic (+, *, /, round, an integer shift), no libm
+# call: inductor vectorises every operation at the full float32 width, and IEEE arithmetic gives the same
+# bits on every ISA (inductor compiles with -ffp-contract=off; nothing here is an error-free transform that
+# contraction could break). With a = |x| (exact):
+# - e^{-c a^2} (c = 1/2 or 1): a = m + f, m on a 1/128 grid (m <= 16, so m^2 and c m^2 are exact in
+#   float32), c a^2 = c m^2 + lo with lo = c (2m + f) f small; k = round(c m^2 / ln2) and
+#   r = (k L1 - c m^2) + (k L2 - lo), L1 = ln2 to 9 bits (k L1 and the first difference exact), so the
+#   rounded part of the exponent is only lo and k L2: e^{-c a^2} = (1 + s) 2^-k, s = e^r - 1 a Taylor
+#   polynomial (|r| < 0.44, first omitted term 2e-11). 2^-k is an exponent field (k <= 185 at the clamp:
+#   2^(64-k) is normal; the final * 2^-64 is the one rounding into subnormals).
+# - erfcx(a/sqrt2) = (1 + u q(t)) / (1 + a), u = a/(a + 4), t = 2u - 1, q of degree 11 fitted by
+#   tools/fit_erfcx_float32.py (0.05 float32 ULP; erfcx is well conditioned, so erfc's argument is never
+#   rounded: erfc(|x|/sqrt2) = e^{-a^2/2} erfcx(a/sqrt2) from the exact a).
+# Measured (2^21 inputs, eager = inductor bit for bit; tests/kernels/test_erfc_float32.py holds the bounds):
+# Phi 2.43 float32 ULP, phi 1.34, erfc 2.99 (the rational's and the products' roundings; 2^-16 of a bf16
+# ULP). For float32 outputs the `wide` forms assemble the last products in float64 and return float64, so
+# that the caller's product (x Phi(x) in gelu) is rounded once, also where Phi(x) is subnormal in float32
+# (x < -13.2): Phi 1.23, phi 0.85, x Phi(x) 1.21.
+_ERFCX_K = 4.0
+_ERFCX_Q = (3.4135453461203724e-05, 1.6463091014884412e-05, -0.0003513880947139114, 1.2360378605080768e-05,
+            0.002763233846053481, -0.003927609883248806, -0.016083430498838425, 0.08783399313688278,
+            -0.2166244387626648, 0.3310251235961914, -0.27502670884132385, -0.11178717017173767)  # fmt: skip
+_LN2_HI = 0.693359375  # 355/512
+_LN2_LO = -2.1219444170128554e-04  # float32(ln2 - _LN2_HI)
+_EXPM1_TAIL = tuple(1.0 / math.factorial(k) for k in range(9, 1, -1))  # (e^r - 1 - r) / r^2
+# |x| beyond which the result is 0 in float32: e^{-a^2/2} (6e-56 at 16) and erfc (1.4e-54 at 11); both keep
+# k <= 185, so 2^(64 - k) stays a normal float32
+_PHI_LIMIT, _ERFC_LIMIT = 16.0, 11.0
+_SCALE_BIAS = 64
+
+
+def _poly(x, coefficients):
+    y = coefficients[0] * x + coefficients[1]
+    for c in coefficients[2:]:
+        y = y * x + c
+    return y
+
+
+def _gauss_split(a, half: bool):
+    """e^{-c a^2} for float32 0 <= a (c = 1/2 if `half`, a <= 16; else 1, a <= 11) as (s, p): e^{-c a^2} = (1 + s) p 2^-64."""
+    m = torch.round(a * 128.0) * (1.0 / 128.0)
+    f = a - m  # exact, |f| <= 1/256
+    if half:
+        hi, lo = 0.5 * (m * m), (m + 0.5 * f) * f
+    else:
+        hi, lo = m * m, (2.0 * m + f) * f
+    k = torch.round(hi * (1.0 / math.log(2.0)))
+    r = (k * _LN2_HI - hi) + (k * _LN2_LO - lo)
+    s = r + (r * r) * _poly(r, _EXPM1_TAIL)
+    p = ((127 + _SCALE_BIAS - k.to(torch.int32)) << 23).view(torch.float32)  # 2^(64 - k)
+    return s, p
+
+
+def _erfcx_scaled(a):
+    """(1 + a) erfcx(a / sqrt2) - 1 for float32 a >= 0 (the fit's u q(t))."""
+    u = a / (a + _ERFCX_K)
+    return u * _poly(2.0 * u - 1.0, _ERFCX_Q)
+
+
+def _clamped(x, limit: float):
+    a = torch.abs(x)
+    return a, torch.where(a < limit, a, limit)  # NaN -> the limit; NaN is restored by callers
+
+
+def norm_cdf_float32(x, wide: bool = False):
+    """Phi(x) for float32 x; float64 result (rounded once, by the caller) if `wide`."""
+    a, ac = _clamped(x, _PHI_LIMIT)
+    s, p = _gauss_split(ac, half=True)
+    q = _erfcx_scaled(ac)
+    if wide:
+        s, p, q, ac = s.double(), p.double(), q.double(), ac.double()
+    w = 0.5 * (1.0 + (q + s + q * s)) / (1.0 + ac)  # Phi(-a) 2^(k - 64)
+    w = (w * p) * 2.0**-_SCALE_BIAS
+    w = torch.where(a < _PHI_LIMIT, w, 0.0)
+    y = torch.where(x < 0, w, 1.0 - w)
+    return torch.where(x != x, x.to(y.dtype), y)  # not isnan: a scalar loop in inductor's vector code
+
+
+def norm_pdf_float32(x, wide: bool = False):
+    """phi(x) = e^{-x^2/2} / sqrt(2 pi) for float32 x; float64 result if `wide`."""
+    a, ac = _clamped(x, _PHI_LIMIT)
+    s, p = _gauss_split(ac, half=True)
+    if wide:
+        s, p = s.double(), p.double()
+    g = (_INV_SQRT_2PI + _INV_SQRT_2PI * s) * p * 2.0**-_SCALE_BIAS
+    g = torch.where(a < _PHI_LIMIT, g, 0.0)
+    return torch.where(x != x, x.to(g.dtype), g)
+
+
+def erfc_float32(x):
+    """erfc(x) for float32 x, float32 result: e^{-x^2} erfcx(|x|) with x^2 split exactly; erfcx's argument
+    sqrt2 |x| (the fit's variable) is rounded, which a well-conditioned function does not amplify."""
+    a, ac = _clamped(x, _ERFC_LIMIT)
+    s, p = _gauss_split(ac, half=False)
+    b = ac * math.sqrt(2.0)
+    q = _erfcx_scaled(b)
+    w = (1.0 + (q + s + q * s)) / (1.0 + b)
+    w = (w * p) * 2.0**-_SCALE_BIAS
+    w = torch.where(a < _ERFC_LIMIT, w, 0.0)
+    y = torch.where(x < 0, 2.0 - w, w)
+    return torch.where(x != x, x, y)
 
 
 # --- exp/sigmoid family in float32 arithmetic (float32 inputs computing in float32) ---
@@ -203,9 +307,11 @@ COMPILED_TORCH = CompiledTorchOps()
 
 
 class NarrowCompiledTorchOps(CompiledTorchOps):
-    """The compiled namespace for float32 and half inputs computed in float64: erfc as `erfc_float64`,
-    ~1e-14 relative (14 float64 ULP at x = 7.8, where the eager op is within 0.03: not for float64 outputs,
-    but 1e-7 of a float32 ULP)."""
+    """The compiled namespace for float32 inputs. Computed in float64: erfc as `erfc_float64`, ~1e-14
+    relative (14 float64 ULP at x = 7.8, where the eager op is within 0.03: not for float64 outputs, but 1e-7
+    of a float32 ULP). Computed in float32 (the entries `nonlin.kernels.precision` lists): Phi and phi in
+    float32 arithmetic assembled in float64 (`norm_cdf_float32(x, wide=True)`), float64 results that the
+    caller's product and the output cast round once."""
 
     name = "torch-compiled-narrow"
 
@@ -215,7 +321,13 @@ class NarrowCompiledTorchOps(CompiledTorchOps):
 
     @staticmethod
     def norm_cdf(x):
+        if x.dtype == torch.float32:
+            return norm_cdf_float32(x, wide=True)
         return 0.5 * NarrowCompiledTorchOps.erfc(-x / math.sqrt(2.0))  # TorchOps' form, this erfc
+
+    @staticmethod
+    def norm_pdf(x):
+        return norm_pdf_float32(x, wide=True) if x.dtype == torch.float32 else TorchOps.norm_pdf(x)
 
 
 NARROW_COMPILED_TORCH = NarrowCompiledTorchOps()
@@ -240,9 +352,35 @@ FLOAT32_COMPILED_TORCH = Float32CompiledTorchOps()
 FLOAT32_SIGMOID_ENTRIES = frozenset({"sigmoid"})
 
 
+class HalfCompiledTorchOps(NarrowCompiledTorchOps):
+    """The compiled namespace for bfloat16 and float16 inputs (computed in float32 on the CPU fused path):
+    erfc, Phi and phi in float32 arithmetic (`erfc_float32`, `norm_cdf_float32`, `norm_pdf_float32`: a few
+    float32 ULP, 2^-16 of a bf16 ULP), in place of inductor's float32 erfc of the rounded -x/sqrt2 (off by
+    ~x^2 float32 ULP in the tail) and e^{-x^2/2} of a rounded x^2/2."""
+
+    name = "torch-compiled-half"
+
+    @staticmethod
+    def erfc(x):
+        return erfc_float32(x) if x.dtype == torch.float32 else NarrowCompiledTorchOps.erfc(x)
+
+    @staticmethod
+    def norm_cdf(x):
+        return norm_cdf_float32(x) if x.dtype == torch.float32 else NarrowCompiledTorchOps.norm_cdf(x)
+
+    @staticmethod
+    def norm_pdf(x):
+        return norm_pdf_float32(x) if x.dtype == torch.float32 else TorchOps.norm_pdf(x)
+
+
+HALF_COMPILED_TORCH = HalfCompiledTorchOps()
+
+
 def ops_for(io_dtype: torch.dtype, entry: str | None = None) -> CompiledTorchOps:
     """The namespace of the generated CPU functions of `entry` for inputs of `io_dtype` (constants while
     tracing)."""
-    if io_dtype == torch.float32 and entry in FLOAT32_SIGMOID_ENTRIES:
-        return FLOAT32_COMPILED_TORCH
-    return COMPILED_TORCH if io_dtype == torch.float64 else NARROW_COMPILED_TORCH
+    if io_dtype == torch.float64:
+        return COMPILED_TORCH
+    if io_dtype == torch.float32:
+        return FLOAT32_COMPILED_TORCH if entry in FLOAT32_SIGMOID_ENTRIES else NARROW_COMPILED_TORCH
+    return HALF_COMPILED_TORCH
