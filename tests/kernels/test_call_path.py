@@ -173,3 +173,24 @@ def test_scalar_and_empty_inputs_on_the_direct_path(shape):
     assert y.shape == x.shape and g.shape == x.shape
     torch.testing.assert_close(y, y0, rtol=2.4e-7, atol=0)
     torch.testing.assert_close(g, g0, rtol=4.8e-7, atol=0)
+
+
+def test_traced_prepare_carries_dynamos_constant_marker():
+    # dispatch marks _prepare by hand so that importing nonlin does not import torch._dynamo; the marker
+    # must stay the one torch's decorator sets
+    marked = torch._dynamo.assume_constant_result(lambda: None)
+    names = [k for k in vars(marked) if k.startswith("_dynamo")]
+    assert names and all(getattr(dispatch._prepare, k, None) == getattr(marked, k) for k in names)
+
+
+def test_importing_nonlin_imports_neither_dynamo_nor_triton():
+    # importing triton before TRITON_INTERPRET is set builds triton.language without the interpreter, and
+    # torch._dynamo's import costs about a second: neither may happen on `import nonlin`
+    import subprocess
+
+    code = (
+        "import sys, nonlin, nonlin.functional, nonlin.modules, nonlin.kernels.cpu, nonlin.accuracy, nonlin.verify;"
+        "print(sorted(m for m in ('triton', 'torch._dynamo', 'torch._inductor') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

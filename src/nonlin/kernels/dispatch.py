@@ -298,7 +298,6 @@ def traceable(spec: Spec, body, extra, params: Mapping[str, Any]) -> bool:
 _TRACED: dict[tuple, tuple] = {}
 
 
-@torch._dynamo.assume_constant_result
 def _prepare(name: str, dtype: torch.dtype, values: tuple, settings: tuple) -> bool:
     """Generate the functions of a traced call (dynamo runs this, once per key, outside the graph)."""
     key = (name, dtype, values, settings)
@@ -311,6 +310,13 @@ def _prepare(name: str, dtype: torch.dtype, values: tuple, settings: tuple) -> b
         bwd = cpu.functions(job.plan, job.bwd, False)
         _TRACED[key] = (fwd["fwd"], bwd["bwd"], job)
     return True
+
+
+# What torch._dynamo.assume_constant_result does (torch 2.11-2.14), without importing torch._dynamo when nonlin
+# is imported: that import costs about a second and imports triton, whose language module is then built
+# without TRITON_INTERPRET if the caller sets it later (every interpreted kernel then fails).
+# tests/kernels/test_call_path.py checks the marker against the decorator.
+_prepare._dynamo_marked_constant = True  # type: ignore[attr-defined]
 
 
 def traced(spec: Spec, main, params: Mapping[str, Any]) -> torch.Tensor:
