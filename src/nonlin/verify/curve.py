@@ -14,7 +14,7 @@ What this rests on (and what the tests check with interval arithmetic): a sign c
 grid points (2^-7 apart inside [-64, 64], finer where the grid was refined) or between consecutive points
 of the geometric tail grid would go unseen. Where f'' times the local step is large against f' (smu with
 mu = 1e6 bends within 1e-6 of 0) the grid is refined there, up to 6 rounds of 2^8; `check_resolution`
-refuses (NotImplementedError, so `relax.unrelaxable` lists it) a curve that still bends too fast, or one
+refuses (`Unrelaxable`, so `relax.unrelaxable` lists it) a curve that still bends too fast, or one
 with a grid cell whose secant contradicts its region's convexity.
 """
 
@@ -39,6 +39,13 @@ CONVEX, CONCAVE = 1, 2  # flags; linear = CONVEX | CONCAVE; unknown = 0
 F64 = torch.float64
 
 Fn = Callable[[torch.Tensor], torch.Tensor]
+
+
+class Unrelaxable(NotImplementedError):
+    """verify's refusal: this entry (or this curve) has no sound relaxation here, and the message says why.
+
+    A NotImplementedError so that callers written against the earlier refusal keep working;
+    `verify.unrelaxable()` lists every entry that raises it, with the reason."""
 
 
 @dataclass(frozen=True)
@@ -219,7 +226,7 @@ def build_curve(label: str, f: Fn, df: Fn, breakpoints: tuple[float, ...], inter
 
 
 def check_resolution(curve: Curve, xs: torch.Tensor, bps: list[float], d2x: torch.Tensor) -> None:
-    """Refuse a curve whose convexity changes between grid points (NotImplementedError: `unrelaxable` lists it).
+    """Refuse a curve whose convexity changes between grid points (`Unrelaxable`: `unrelaxable` lists it).
 
     On each grid cell [x_i, x_i+1] inside one region, a convex f has f'(x_i) <= secant <= f'(x_i+1) and a
     concave f the reverse (a linear one both). A sign change of f'' the grid did not see (smu's erf(mu x)
@@ -231,7 +238,7 @@ def check_resolution(curve: Curve, xs: torch.Tensor, bps: list[float], d2x: torc
     fast = _bends_fast(xs, dx, d2x)
     if bool(fast.any()):
         i = int(torch.nonzero(fast)[0])
-        raise NotImplementedError(
+        raise Unrelaxable(
             f"{curve.label}: f'' = {float(d2x[i]):.3g} at x = {float(xs[i]):.6g}: f bends on a scale finer than the "
             f"convexity grid (step {float(_spacing(xs)[i]):.3g} there after refinement), so its convexity regions "
             "cannot be trusted; not relaxed"
@@ -254,7 +261,7 @@ def check_resolution(curve: Curve, xs: torch.Tensor, bps: list[float], d2x: torc
     bad = inner & finite & (((flags & CONVEX) > 0) & ~ok_convex | ((flags & CONCAVE) > 0) & ~ok_concave)
     if bool(bad.any()):
         i = int(torch.nonzero(bad)[0])
-        raise NotImplementedError(
+        raise Unrelaxable(
             f"{curve.label}: f bends faster than the convexity grid resolves (on [{float(a[i]):.6g}, {float(b[i]):.6g}] "
             f"f' and the secant disagree with the region's convexity); its relaxation would not be sound"
         )

@@ -20,7 +20,7 @@ import torch
 from nonlin.ops import TORCH
 from nonlin.registry import spec as get_spec
 from nonlin.spec import Kind, Spec
-from nonlin.verify.curve import Curve, _autograd_df, _scalar_params, build_curve, pointwise_curve
+from nonlin.verify.curve import Curve, Unrelaxable, _autograd_df, _scalar_params, build_curve, pointwise_curve
 from nonlin.verify.extremum import TINY
 from nonlin.verify.pointwise import _check_ends, exact_range, lines, lines_with_slopes, round_line
 
@@ -101,7 +101,7 @@ def _gated_factors_cached(name: str, items: tuple) -> GatedFactors:
     s = get_spec(name)
     p = dict(items)
     if s.extra_inputs:
-        raise NotImplementedError(
+        raise Unrelaxable(
             f"{name}: takes the extra tensor input(s) {', '.join(s.extra_inputs)}, so it is not a function of (g, v) "
             "alone; verify bounds functions of the gate and value only"
         )
@@ -143,7 +143,7 @@ def _gated_factors_cached(name: str, items: tuple) -> GatedFactors:
             return GatedFactors(
                 build_curve(f"{name}:gate", phi, dphi, bps), build_curve(f"{name}:value", psi, dpsi, bps)
             )
-    raise NotImplementedError(f"{name}: f(g, v) does not factor as phi(g) * psi(v) (checked on samples)")
+    raise Unrelaxable(f"{name}: f(g, v) does not factor as phi(g) * psi(v) (checked on samples)")
 
 
 def gated_factors(name: str, params: dict | None = None) -> GatedFactors:
@@ -234,20 +234,20 @@ def _split_gated(name: str, lower, upper):
 
 @lru_cache(maxsize=64)
 def _normalizer_form(name: str, n: int, items: tuple) -> tuple[str, Curve | None]:
-    """('elementwise', curve), ('monotone', None) or ('antitone', None), checked on samples; NotImplementedError otherwise."""
+    """('elementwise', curve), ('monotone', None) or ('antitone', None), checked on samples; Unrelaxable otherwise."""
     s = get_spec(name)
     p = dict(items)
     if s.kind is Kind.SETWISE:
-        raise NotImplementedError(
+        raise Unrelaxable(
             f"{name}: a set-wise unit (its output along dim is not one value per input), which verify does not bound"
         )
     if s.extra_inputs:
-        raise NotImplementedError(
+        raise Unrelaxable(
             f"{name}: takes the extra tensor input(s) {', '.join(s.extra_inputs)}, so its weights are not a function "
             "of the scores alone; verify bounds functions of the scores only"
         )
     if s.stochastic:
-        raise NotImplementedError(f"{name}: samples noise on every call (no deterministic form to bound)")
+        raise Unrelaxable(f"{name}: samples noise on every call (no deterministic form to bound)")
 
     def w(z):
         return s.torch_impl(z, torch.ones_like(z, dtype=torch.bool), **p)
@@ -278,7 +278,7 @@ def _normalizer_form(name: str, n: int, items: tuple) -> tuple[str, Curve | None
         return "monotone", None
     if antitone:
         return "antitone", None
-    raise NotImplementedError(f"{name}: its weights are not monotone in the scores (checked on samples)")
+    raise Unrelaxable(f"{name}: its weights are not monotone in the scores (checked on samples)")
 
 
 def _normalizer_range(s: Spec, l64, u64, p, kind: str = "monotone"):
@@ -438,7 +438,7 @@ def _unrelaxable() -> tuple[tuple[str, str], ...]:
             else:
                 p = _scalar_params(s, {})
                 _normalizer_form(name, 8, tuple(sorted(p.items())))
-        except (NotImplementedError, ValueError) as err:
+        except (Unrelaxable, ValueError) as err:
             out[name] = str(err)
     return tuple(out.items())
 
