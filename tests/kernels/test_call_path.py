@@ -194,3 +194,51 @@ def test_importing_nonlin_imports_neither_dynamo_nor_triton():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+POINTWISE = [n for n in nonlin.names() if nonlin.spec(n).kind is nonlin.Kind.POINTWISE]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16, torch.float64])
+@pytest.mark.parametrize(
+    ("name", "params"), [("identity", {}), ("soft_exponential", {}), ("soft_exponential", {"alpha": 0.0})]
+)
+def test_identity_at_these_parameters_returns_its_input(name, params, dtype):
+    """Where the forward is the identity the call returns its input (as torch.nn.Identity), at every size class
+    and in training, not a copy through a kernel (benchmarks/kernels.py measured 100-358x torch's `x` in bf16)."""
+    f = getattr(F, name)
+    small, large = torch.randn(8, 64, dtype=dtype), torch.randn(route.LARGE_NUMEL, dtype=dtype)
+    for x in (small, large):
+        assert f(x, **params) is x
+        xg = x.clone().requires_grad_()
+        y = f(xg, **params)
+        assert y is xg
+        (g,) = torch.autograd.grad(y.sum(), xg)
+        assert torch.equal(g, torch.ones_like(xg))
+
+
+def test_only_entries_that_are_the_identity_pass_their_input_through():
+    """Across the catalog, at the default parameters: a passthrough job is exactly an entry whose eager (float64,
+    correctly rounded) forward returns every input value unchanged, and soft_exponential leaves it at alpha != 0."""
+    x = torch.linspace(-6, 6, 97, dtype=torch.float32)
+    for name in POINTWISE:
+        s = nonlin.spec(name)
+        job = dispatch.job_for(s, torch.float32, route.defaults(name))
+        if job is None:
+            continue
+        with use("eager"):
+            same = torch.equal(getattr(F, name)(x), x)
+        assert job.passthrough == same, name
+    assert not dispatch.job_for(nonlin.spec("soft_exponential"), torch.float32, {"alpha": 0.5}).passthrough
+
+
+def test_identity_inside_a_compiled_model_is_its_input():
+    """Traced into a user's torch.compile graph, the identity adds no kernel's copy or rounding."""
+
+    def f(x):
+        return F.soft_exponential(2.0 * x) + F.identity(x)
+
+    x = torch.randn(4, 8, dtype=torch.bfloat16, requires_grad=True)
+    y = torch.compile(f)(x)
+    (g,) = torch.autograd.grad(y.sum(), x)
+    assert torch.equal(y, 2.0 * x + x) and torch.equal(g, torch.full_like(x, 3.0))

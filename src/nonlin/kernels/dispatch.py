@@ -107,15 +107,20 @@ class Job:
     """What a direct CPU call of one (entry, float parameters, input dtype, precision setting) needs, worked
     out once: the plan, the compute precision of each pass, the parameters as the eager fallback reads them."""
 
-    __slots__ = ("bwd", "fnames", "fvals", "fwd", "gated", "out_plan", "plan")
+    __slots__ = ("bwd", "fnames", "fvals", "fwd", "gated", "out_plan", "passthrough", "plan")
 
-    def __init__(self, p: Plan, fwd: str, bwd: str, fnames: str, fvals: list[float], out_plan) -> None:
+    def __init__(
+        self, p: Plan, fwd: str, bwd: str, fnames: str, fvals: list[float], out_plan, passthrough: bool = False
+    ) -> None:
         self.plan, self.fwd, self.bwd = p, fwd, bwd
         self.gated = p.kind is Kind.GATED
         self.fnames, self.fvals = fnames, fvals
         # entries with an exact derivative from the output save the output, not the input (as the custom op
         # does, `ops.saves_output`): the plan whose backward reads it
         self.out_plan = out_plan
+        # the forward at these parameters returns its input (identity; soft_exponential at alpha = 0): the
+        # call returns the input itself, as torch.nn.Identity does, instead of a copy through a kernel
+        self.passthrough = passthrough
 
 
 _JOBS: dict[tuple, Job | None] = {}
@@ -163,11 +168,23 @@ def _make_job_inductor(spec: Spec, dtype: torch.dtype, params: Mapping[str, Any]
     out_plan = None
     if p.kind is not Kind.GATED and _ops.saves_output(spec.name, "plain", ",".join(fnames), fvals, 0, 0, dtype):
         out_plan = plan(spec, "output", tuple(sorted(zip(fnames, fvals, strict=True))), (), ())
-    return Job(p, fwd, bwd, ",".join(fnames), fvals, out_plan)
+    return Job(p, fwd, bwd, ",".join(fnames), fvals, out_plan, _returns_input(spec, params))
+
+
+def _returns_input(spec: Spec, params: Mapping[str, Any]) -> bool:
+    """Whether the entry's forward at these (float) parameters is the identity: it returns its input object."""
+    if spec.kind is not Kind.POINTWISE:
+        return False
+    from nonlin.ops import TORCH
+
+    probe = torch.zeros(1, dtype=torch.float64)
+    return spec.forward(TORCH, probe, **params) is probe
 
 
 def ready(job: Job, dtype: torch.dtype, train: bool) -> bool:
     """Whether the kernels a call of `job` needs are compiled already (a small call does not wait for them)."""
+    if job.passthrough:
+        return True
     if job.gated:
         ok = cpu.built(job.plan, job.fwd, "fwd_packed", dtype, 2) or cpu.built(job.plan, job.fwd, "fwd", dtype, 1)
     else:
@@ -200,6 +217,8 @@ def _fused_apply(*args):
 def run_job(job: Job, main) -> torch.Tensor:
     """A direct CPU call: the forward kernel alone where autograd records nothing, else through `nonlin_fused`."""
     x = main[0]
+    if job.passthrough:
+        return x
     if not job.gated:
         if torch.is_grad_enabled() and x.requires_grad:
             return _fused_apply(job, False, x)
@@ -325,6 +344,8 @@ def traced(spec: Spec, main, params: Mapping[str, Any]) -> torch.Tensor:
     their neighbours; backward from the saved inputs."""
     key = (spec.name, main[0].dtype, tuple(params.values()), state.settings())
     _prepare(*key)
+    if _TRACED[key][2].passthrough:
+        return main[0]
     return _Traced.apply(key, *main)
 
 
