@@ -19,8 +19,8 @@ condition number in the tails, or a derivative cancels near its zero) keep float
 forwards (1.77 and 1.85 ULP: inside the goal, not by the margin).
 
 The lists were measured at each entry's default parameters, and hold only there: softplus at beta = 1.75 is
-3.0 ULP with float32 math, so calls with other parameter values compute float32 inputs in float64 (the
-direct path, kernels.dispatch).
+3.0 ULP with float32 math, so calls with other parameter values, and calls with tensor parameters, compute
+float32 inputs in float64 on every path that reads the lists (fp32_compute_for's `at_defaults`).
 
 On CUDA, "auto" keeps float64 for every entry: real libdevice is 1-2 ULP per call instead of the
 interpreter's correctly rounded stand-in, so the CPU measurement does not prove the GPU's accuracy
@@ -87,11 +87,13 @@ FP32_MATH: dict[Pass, frozenset[str]] = {
 }
 
 
-def fp32_compute_for(name: str, setting: str, device: torch.device, pass_: Pass) -> str:
-    """The internal precision of float32 inputs of entry `name` in one pass: `setting` unless it is "auto"."""
+def fp32_compute_for(name: str, setting: str, device: torch.device, pass_: Pass, at_defaults: bool = True) -> str:
+    """The internal precision of float32 inputs of entry `name` in one pass: `setting` unless it is "auto".
+    `at_defaults`: the call's parameters are the entry's defaults (tensor parameters are not), the only values
+    the lists were measured at; with others, "auto" is float64 on every path (direct, custom op, traced)."""
     if setting != "auto":
         return setting
-    if device.type != "cpu" or name not in FP32_MATH[pass_]:
+    if not at_defaults or device.type != "cpu" or name not in FP32_MATH[pass_]:
         return "float64"
     if name in CPU_FORMS_ONLY:
         from nonlin.kernels import state  # imports this module
