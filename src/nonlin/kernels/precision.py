@@ -77,13 +77,24 @@ _ERFC_BACKWARD = frozenset({"ndtr"})
 # every entry, so the test measures their passes on the CPU functions only.
 CPU_FORMS_ONLY = _ERFC_FORWARD | _ERFC_BACKWARD
 
+# issue 12, the dense sweep (tests/kernels/test_kernel_precision.py's slow test: 3.6 million inputs, under the
+# default, AVX2 and AVX-512 ISAs): passes whose worst error lies between the default run's sample points and
+# comes within MARGIN of the goal, or over it (ULP, the same on every ISA measured): forward arcsinh 2.07,
+# isru and isrlu 2.31, smelu 1.91, hardswish 1.86; backward sau 4.52 (Triton), tempered_sigmoid 4.41,
+# sqrtsoftplus 3.76. They compute in float64; the test holds each to its miss on the dense sweep.
+DENSE_MISSES: dict[Pass, frozenset[str]] = {
+    "forward": frozenset({"arcsinh", "isru", "isrlu", "smelu", "hardswish"}),
+    "backward": frozenset({"sau", "tempered_sigmoid", "sqrtsoftplus"}),
+}
+
 FP32_MATH: dict[Pass, frozenset[str]] = {
     # forward only: their derivatives are not (erf's exp(-x^2) of a rounded x^2, 61 ULP at x = 8.5;
     # softsign's (1 + |x|)^2 overflows at |x| = 1.8e19; gcu cancels near the derivative's zeros)
-    "forward": _BOTH | _BOTH_ADDED | _FORWARD_ADDED | _ERFC_FORWARD | {"erf", "softsign", "gcu"},
+    "forward": (_BOTH | _BOTH_ADDED | _FORWARD_ADDED | _ERFC_FORWARD | {"erf", "softsign", "gcu"})
+    - DENSE_MISSES["forward"],
     # backward only: sau's forward 100+ ULP (norm_cdf of a rounded argument in the tail), selu's forward
     # 1.77 (the rounded scale times a rounded value); their derivatives meet the goal with the margin
-    "backward": _BOTH | _BOTH_ADDED | _BACKWARD_ADDED | _ERFC_BACKWARD | {"sau", "selu"},
+    "backward": (_BOTH | _BOTH_ADDED | _BACKWARD_ADDED | _ERFC_BACKWARD | {"sau", "selu"}) - DENSE_MISSES["backward"],
 }
 
 
