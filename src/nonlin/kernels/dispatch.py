@@ -157,14 +157,12 @@ def _make_job_inductor(spec: Spec, dtype: torch.dtype, params: Mapping[str, Any]
     fnames = [k for k in params]
     fvals = [float(params[k]) for k in fnames]
     p = plan(spec, "plain", tuple(sorted(zip(fnames, fvals, strict=True))), (), ())
-    if state.fp32_compute() == "auto" and dict(params) != spec.defaults():
-        # kernels/precision.py's float32-math lists were measured at the default parameters: softplus at
-        # beta=1.75 is 3 float32 ULP with float32 math (tests/kernels/test_call_path.py); other parameters
-        # compute float32 inputs in float64
-        fwd = bwd = cpu.compute_name(dtype, "float64")
-    else:
-        fwd = cpu.compute_name(dtype, state.fp32_compute_for(spec.name, _CPU, "forward"))
-        bwd = cpu.compute_name(dtype, state.fp32_compute_for(spec.name, _CPU, "backward"))
+    # kernels/precision.py's float32-math lists were measured at the default parameters: softplus at beta=1.75
+    # is 32 float32 ULP with float32 math (tests/kernels/test_fp32_params.py); other parameters compute
+    # float32 inputs in float64
+    at_defaults = dict(params) == spec.defaults()
+    fwd = cpu.compute_name(dtype, state.fp32_compute_for(spec.name, _CPU, "forward", at_defaults))
+    bwd = cpu.compute_name(dtype, state.fp32_compute_for(spec.name, _CPU, "backward", at_defaults))
     out_plan = None
     if p.kind is not Kind.GATED and _ops.saves_output(spec.name, "plain", ",".join(fnames), fvals, 0, 0, dtype):
         out_plan = plan(spec, "output", tuple(sorted(zip(fnames, fvals, strict=True))), (), ())

@@ -46,10 +46,18 @@ def _unalias(out: Tensor, *inputs: Tensor) -> Tensor:
     return _distinct([out], list(inputs))[0]
 
 
-def _forward(p, mains, extras, tparams, packed: Tensor | None, tnames: str) -> Tensor:
+@functools.lru_cache(maxsize=1024)
+def _at_defaults(name: str, fnames: str, fvals: tuple[float, ...], tnames: str) -> bool:
+    """Whether a call's parameters are the entry's defaults, the values kernels/precision.py's float32-math
+    lists were measured at. Tensor parameters count as other values: reading one would synchronise a device,
+    and cannot be done while torch.compile traces."""
+    return not tnames and dict(zip(_names(fnames), fvals, strict=True)) == get_spec(name).defaults()
+
+
+def _forward(p, mains, extras, tparams, packed: Tensor | None, tnames: str, at_defaults: bool) -> Tensor:
     extras, tparams = _route(p, tnames, extras, tparams)
     backend = state.backend_for(mains[0].device)
-    fp32 = state.fp32_compute_for(p.spec.name, mains[0].device, "forward")
+    fp32 = state.fp32_compute_for(p.spec.name, mains[0].device, "forward", at_defaults)
     if backend == "triton":
         from nonlin.kernels import triton_launch
 
@@ -58,13 +66,13 @@ def _forward(p, mains, extras, tparams, packed: Tensor | None, tnames: str) -> T
     return _unalias(out.contiguous(), *mains, *extras)
 
 
-def _backward(p, go, mains, extras, tparams, packed, tnames: str):
+def _backward(p, go, mains, extras, tparams, packed, tnames: str, at_defaults: bool):
     inputs = [go, *mains, *extras, *tparams]
     n_spec = len(p.diff_extras) - len(p.vparams)  # kappa_swiglu's c; the rest are per-channel parameters
     names = _names(tnames)
     extras, tparams = _route(p, tnames, extras, tparams)
     backend = state.backend_for(mains[0].device)
-    fp32 = state.fp32_compute_for(p.spec.name, mains[0].device, "backward")
+    fp32 = state.fp32_compute_for(p.spec.name, mains[0].device, "backward", at_defaults)
     if backend == "triton":
         from nonlin.kernels import triton_launch
 
@@ -108,7 +116,8 @@ def pointwise(
     fvals: list[float],
     tnames: str,
 ) -> Tensor:
-    return _forward(_plan(name, mode, fnames, fvals, tnames, tparams), [x], extras, tparams, None, tnames)
+    p = _plan(name, mode, fnames, fvals, tnames, tparams)
+    return _forward(p, [x], extras, tparams, None, tnames, _at_defaults(name, fnames, tuple(fvals), tnames))
 
 
 @pointwise.register_fake
@@ -129,7 +138,7 @@ def pointwise_backward(
     tnames: str,
 ) -> list[Tensor]:
     p = _plan(name, mode, fnames, fvals, tnames, tparams)
-    return _backward(p, go, [x], extras, tparams, None, tnames)
+    return _backward(p, go, [x], extras, tparams, None, tnames, _at_defaults(name, fnames, tuple(fvals), tnames))
 
 
 @pointwise_backward.register_fake
@@ -247,7 +256,8 @@ def gated(
     tnames: str,
 ) -> Tensor:
     mains, packed = _mains(gv)
-    return _forward(_plan(name, "plain", fnames, fvals, tnames, tparams), mains, extras, tparams, packed, tnames)
+    p = _plan(name, "plain", fnames, fvals, tnames, tparams)
+    return _forward(p, mains, extras, tparams, packed, tnames, _at_defaults(name, fnames, tuple(fvals), tnames))
 
 
 @gated.register_fake
@@ -269,7 +279,7 @@ def gated_backward(
 ) -> list[Tensor]:
     mains, packed = _mains(gv)
     p = _plan(name, "plain", fnames, fvals, tnames, tparams)
-    return _backward(p, go, mains, extras, tparams, packed, tnames)
+    return _backward(p, go, mains, extras, tparams, packed, tnames, _at_defaults(name, fnames, tuple(fvals), tnames))
 
 
 @gated_backward.register_fake

@@ -39,12 +39,12 @@ def fp32_compute() -> str:
     return _STATE["fp32_compute"]
 
 
-def fp32_compute_for(name: str, device: torch.device, pass_: str) -> str:
+def fp32_compute_for(name: str, device: torch.device, pass_: str, at_defaults: bool = True) -> str:
     """ "float64" or "float32": the internal precision of float32 inputs of entry `name` on `device` in one
-    pass ("forward" or "backward")."""
+    pass ("forward" or "backward"); `at_defaults`: the call's parameters are the entry's defaults."""
     from nonlin.kernels.precision import fp32_compute_for as choose
 
-    return choose(name, _STATE["fp32_compute"], device, pass_)
+    return choose(name, _STATE["fp32_compute"], device, pass_, at_defaults)
 
 
 def backend_for(device: torch.device) -> str:

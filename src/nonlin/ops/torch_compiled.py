@@ -30,7 +30,7 @@ import math
 
 import torch
 
-from nonlin.ops.torch_backend import _INV_SQRT_2PI, TorchOps
+from nonlin.ops.torch_backend import _INV_SQRT_2PI, TorchOps, _sech2_from_float32_exp
 
 # Cephes' erfc (ndtr.c, as in scipy and ATen's scalar calc_erfc): erfc(x) = e^{-x^2} P(x)/Q(x) on [1, 8),
 # e^{-x^2} R(x)/S(x) from 8, 1 - x T(x^2)/U(x^2) below 1; 5.7e-14 peak relative error. Q, S, U have a
@@ -289,8 +289,19 @@ class CompiledTorchOps(TorchOps):
         return torch.special.erf(x)
 
     @staticmethod
+    def tanh(x):
+        # Without a vector ISA (ATEN_CPU_CAPABILITY=default) inductor's scalar loops, built with its fast-math
+        # flags, put float32 tanh at 2.14 ULP (x = -0.233, the dense sweep of tests/kernels/
+        # test_kernel_precision.py; AVX2 and AVX-512: 1.0): there it is computed in float64
+        if x.dtype == torch.float32 and _SCALAR_CPU:
+            return torch.tanh(x.double()).to(x.dtype)
+        return torch.tanh(x)
+
+    @staticmethod
     def sech2(x):
         t = torch.exp(-2.0 * torch.abs(x))
+        if x.dtype == torch.float32:  # float32 arithmetic: 4.11 ULP (torch_backend._sech2_from_float32_exp)
+            return torch.clamp_max(_sech2_from_float32_exp(t), 1.0)
         # at most 1 (NaN stays NaN): where sech^2 x rounds to 1, that is the correctly rounded value
         return torch.clamp_max(4.0 * t / torch.square(1.0 + t), 1.0)
 
@@ -302,6 +313,9 @@ class CompiledTorchOps(TorchOps):
     def cos(x):
         return torch.cos(x.double()).to(x.dtype) if x.dtype == torch.float32 else torch.cos(x)
 
+
+# ATen's (and so inductor's) vector ISA, fixed at start-up (ATEN_CPU_CAPABILITY); read here, not while tracing
+_SCALAR_CPU = torch.backends.cpu.get_cpu_capability() == "DEFAULT"
 
 COMPILED_TORCH = CompiledTorchOps()
 
