@@ -114,7 +114,10 @@ _ERFCX_Q = (3.4135453461203724e-05, 1.6463091014884412e-05, -0.00035138809471391
             -0.2166244387626648, 0.3310251235961914, -0.27502670884132385, -0.11178717017173767)  # fmt: skip
 _LN2_HI = 0.693359375  # 355/512
 _LN2_LO = -2.1219444170128554e-04  # float32(ln2 - _LN2_HI)
-_EXPM1_TAIL = tuple(1.0 / math.factorial(k) for k in range(9, 1, -1))  # (e^r - 1 - r) / r^2
+# (e^r - 1 - r) / r^2 on |r| <= 0.44, degree 5: `python tools/fit_expm1_float32.py 5 0.44` (2^-30.2 of e^r;
+# the Taylor polynomial to r^9 it replaces: 2^-33.6, two more terms)
+_EXPM1_TAIL = (0.00020099383255001158, 0.0013995039043948054, 0.00833276379853487, 0.04166523367166519,
+               0.16666670143604279, 0.5000000596046448)  # fmt: skip
 # |x| beyond which the result is 0 in float32: e^{-a^2/2} (6e-56 at 16) and erfc (1.4e-54 at 11); both keep
 # k <= 185, so 2^(64 - k) stays a normal float32
 _PHI_LIMIT, _ERFC_LIMIT = 16.0, 11.0
@@ -128,6 +131,15 @@ def _poly(x, coefficients):
     return y
 
 
+def _pow2(k):
+    """2^k for integer-valued float32 k in [-126, 127], exact (test_float32_sigmoid.py checks every such k,
+    eager and compiled). exp2, not the float's bits: inductor's vector code has no bit cast (it stores the
+    vector, casts element by element and reloads: 0.7 ns/element, a third of sigmoid_float32), while exp2
+    is a vector op; exp2 of an integer is exact (Sleef's exp2f: rint leaves s = 0, the polynomial gives 1,
+    then ldexp; libm's exp2f likewise), so the bits stay the same on every ISA."""
+    return torch.exp2(k)
+
+
 def _gauss_split(a, half: bool):
     """e^{-c a^2} for float32 0 <= a (c = 1/2 if `half`, a <= 16; else 1, a <= 11) as (s, p): e^{-c a^2} = (1 + s) p 2^-64."""
     m = torch.round(a * 128.0) * (1.0 / 128.0)
@@ -139,8 +151,7 @@ def _gauss_split(a, half: bool):
     k = torch.round(hi * (1.0 / math.log(2.0)))
     r = (k * _LN2_HI - hi) + (k * _LN2_LO - lo)
     s = r + (r * r) * _poly(r, _EXPM1_TAIL)
-    p = ((127 + _SCALE_BIAS - k.to(torch.int32)) << 23).view(torch.float32)  # 2^(64 - k)
-    return s, p
+    return s, _pow2(_SCALE_BIAS - k)  # 2^(64 - k)
 
 
 def _erfcx_scaled(a):
@@ -210,13 +221,11 @@ def erfc_float32(x):
 _LOG2E = 1.4426950408889634
 _LN2_HI = 45426.0 / 65536.0  # 0.693145751953125: 16 significant bits
 _LN2_LO = float(torch.tensor(math.log(2.0) - _LN2_HI, dtype=torch.float32))
-_EXPM1_QUADRATIC = tuple(1.0 / math.factorial(k) for k in range(8, 1, -1))  # (e^r - 1 - r) / r^2, to r^6
+# (e^r - 1 - r) / r^2 on |r| <= 0.35, degree 5: `python tools/fit_expm1_float32.py 5 0.35` (2^-32.8 of e^r;
+# the Taylor polynomial to r^8 it replaces: 2^-32.2, one more term)
+_EXPM1_QUADRATIC = (0.0001958599459612742, 0.0013936595059931278, 0.008333880454301834, 0.04166644811630249,
+                    0.166666641831398, 0.5)  # fmt: skip
 _TWO_M64 = 2.0**-64
-
-
-def _pow2(k):
-    """2^k for integer-valued float32 k in [-126, 127], exact: the bits of the float."""
-    return ((k + 127.0) * 8388608.0).to(torch.int32).view(torch.float32)
 
 
 def exp_neg_float32(z):
@@ -229,7 +238,7 @@ def exp_neg_float32(z):
     rl = k * -_LN2_LO
     r = rh + rl
     r2 = rl - (r - rh)  # r + r2 = rh + rl exactly, |r| <= 0.35
-    u = (r * r) * _horner(r, _EXPM1_QUADRATIC) + (r2 + r2 * r)  # e^(r + r2) - 1 - r (r2^2 < 2^-50 omitted)
+    u = (r * r) * _poly(r, _EXPM1_QUADRATIC) + (r2 + r2 * r)  # e^(r + r2) - 1 - r (r2^2 < 2^-50 omitted)
     h = 1.0 + r
     lo = (r - (h - 1.0)) + u  # 1 + r = h + (r - (h - 1)) exactly
     eh = h + lo
