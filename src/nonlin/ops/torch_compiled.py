@@ -210,15 +210,16 @@ def erfc_float32(x):
 # four times (sigmoid 1.93 ULP forward, its backward 4.31 on the checker's sample; with 1 + t compensated, still
 # 1.90 forward: the exp's own error). The forms below carry the low parts instead: e^z = 2^k (eh + el) by
 # Cody-Waite reduction (ln 2 = _LN2_HI + _LN2_LO, _LN2_HI with 16 significant bits so k _LN2_HI is exact for
-# |k| < 256, and z - k _LN2_HI exact by Sterbenz) and a Taylor polynomial whose 1 + r is kept as an exact sum,
+# |k| < 256, and z - k _LN2_HI exact by Sterbenz) and a fitted polynomial whose 1 + r is kept as an exact sum,
 # then 1 + e as an exact sum s + c, so sigma(-|x|) = (eh + el) / (s + c) rounds twice (the quotient and its
 # first-order correction) and sigma(|x|) = 1 - that once more, exactly split: 1.0985 ULP at most over every 7th
 # float32 in [-104, 17] (tests/kernels/test_float32_sigmoid.py holds it to 1.15), the same on every ISA
-# (only +, -, *, /, round and a bit cast: no libm call). Cost, 4M float32 on one AVX-512 core, compiled:
-# 3.1 ns/element, float64 math 3.9, torch.sigmoid 0.87; with the division's remainder taken exactly (Dekker's
-# product, 0.75 ULP) 3.8. Error-free transformations need IEEE rounding of each operation: inductor compiles
-# with -ffp-contract=off and without -funsafe-math-optimizations (torch._inductor.cpp_builder); the test
-# measures the compiled code, not only eager.
+# (only +, -, *, /, round and exp2 of integers, which is exact: no rounded libm result). Cost, 4M float32 on one
+# AVX-512 core, compiled, same process: 1.7-1.8 ns/element (3.3 with 2^k as a bit cast, which inductor's vector
+# code runs as a scalar loop: `_pow2`), torch.sigmoid compiled 1.0; with the division's remainder taken exactly
+# (Dekker's product, 0.75 ULP) 3.8 before that change. Error-free transformations need IEEE rounding of each
+# operation: inductor compiles with -ffp-contract=off and without -funsafe-math-optimizations
+# (torch._inductor.cpp_builder; its .so holds no FMA instruction); the test measures the compiled code too.
 _LOG2E = 1.4426950408889634
 _LN2_HI = 45426.0 / 65536.0  # 0.693145751953125: 16 significant bits
 _LN2_LO = float(torch.tensor(math.log(2.0) - _LN2_HI, dtype=torch.float32))
