@@ -120,7 +120,7 @@ class Job:
         self.torch_forward = None
 
 
-_TORCH_FORWARD: dict[int, Job] = {}
+_TORCH_FORWARD: dict[int, tuple[Job, Job]] = {}  # id(job) -> (job, its twin); the job held, so its id stays its
 
 
 def with_torch_forward(job: Job) -> Job:
@@ -128,12 +128,12 @@ def with_torch_forward(job: Job) -> Job:
     torch's op (route.NATIVE's `forward`: tanh, whose 1 - y^2 backward misses the goals). The backward is
     still the kernel's, from the saved input. For tanh inductor's tanh (Sleef's tanhf, 3.7 ns/element on one
     AVX-512 core) costs 4x ATen's (0.84), and the training forward now has the inference forward's bits."""
-    twin = _TORCH_FORWARD.get(id(job))
-    if twin is None:
+    pair = _TORCH_FORWARD.get(id(job))
+    if pair is None or pair[0] is not job:
         twin = Job(job.plan, job.fwd, job.bwd, job.fnames, job.fvals, None)
         twin.torch_forward = job.plan.spec.torch_equivalent
-        _TORCH_FORWARD[id(job)] = twin  # jobs live in _JOBS for the process: the id stays theirs
-    return twin
+        pair = _TORCH_FORWARD[id(job)] = (job, twin)
+    return pair[1]
 
 
 _JOBS: dict[tuple, Job | None] = {}

@@ -132,8 +132,9 @@ def _pow2(k):
     """2^k for integer-valued float32 k in [-126, 127], exact (test_float32_sigmoid.py checks every such k,
     eager and compiled). exp2, not the float's bits: inductor's vector code has no bit cast (it stores the
     vector, casts element by element and reloads; in sigmoid_float32 that loop took 1.4 of its 3.3
-    ns/element, 4M float32 on one AVX-512 core), while exp2 is a vector function; exp2 of an integer is exact (Sleef's exp2f: rint leaves s = 0, the polynomial gives 1,
-    then ldexp; libm's exp2f likewise), so the bits stay the same on every ISA."""
+    ns/element, 4M float32 on one AVX-512 core), while exp2 is a vector function. exp2 of an integer is
+    exact (Sleef's exp2f: rint leaves s = 0, the polynomial gives 1, then ldexp; libm's exp2f likewise),
+    so the bits stay the same on every ISA."""
     return torch.exp2(k)
 
 
