@@ -366,8 +366,9 @@ def _fused(s: Spec, body, main, extra, params) -> torch.Tensor:
         and x.requires_grad
         and not extra
         and body is s.forward
-        and params == _defaults(s.name)
         and _torch_forward(s, x)
+        and not any(isinstance(v, torch.Tensor) for v in params.values())  # (learnable parameters)
+        and params == _defaults(s.name)
     ):
         job = dispatch.job_for(s, x.dtype, params)
         if job is not None:
