@@ -325,7 +325,7 @@ def _settle(s: Spec, x: torch.Tensor, key: tuple, r: Route, params: Mapping[str,
         with _float64_pin(s, x):
             job = dispatch.job_for(s, x.dtype, params)
         if job is not None and dispatch.ready(job, x.dtype, key[3]):
-            _SETTLED[key] = job
+            _SETTLED[key] = dispatch.with_torch_forward(job) if key[3] and _torch_forward(s, x) else job
 
 
 def _float64_pin(s: Spec, x: torch.Tensor):
@@ -340,14 +340,39 @@ def _float64_pin(s: Spec, x: torch.Tensor):
     return contextlib.nullcontext()
 
 
+def _torch_forward(s: Spec, x: torch.Tensor) -> bool:
+    """Whether a training call on the table's fused route takes torch's op as its forward (the row's forward
+    alone is torch's: `Native.forward`, tanh) and the fused backward from the saved input. Default
+    parameters only (the caller's `fast` call), CPU, outside torch.compile."""
+    n = NATIVE.get(s.name)
+    return (
+        n is not None
+        and s.kind is Kind.POINTWISE
+        and _DTYPE_NAME.get(x.dtype) in n.dtypes("forward")
+        and state.mode() == "auto"
+        and x.device.type == "cpu"
+        and not torch.compiler.is_compiling()
+    )
+
+
 def _fused(s: Spec, body, main, extra, params) -> torch.Tensor:
-    if (
-        main[0].device.type == "cpu"
-        and torch.compiler.is_compiling()
-        and not torch.compiler.is_exporting()  # use("fused") under torch.export records the custom op
-        and dispatch.traceable(s, body, extra, params)
+    x = main[0]
+    if x.device.type == "cpu" and torch.compiler.is_compiling():
+        # use("fused") under torch.export records the custom op
+        if not torch.compiler.is_exporting() and dispatch.traceable(s, body, extra, params):
+            return dispatch.traced(s, main, params)
+    elif (
+        torch.is_grad_enabled()
+        and x.requires_grad
+        and not extra
+        and body is s.forward
+        and _torch_forward(s, x)
+        and not any(isinstance(v, torch.Tensor) for v in params.values())  # (learnable parameters)
+        and params == _defaults(s.name)
     ):
-        return dispatch.traced(s, main, params)
+        job = dispatch.job_for(s, x.dtype, params)
+        if job is not None:
+            return dispatch.run_job(dispatch.with_torch_forward(job), main)
     return dispatch.call(s, body, main, extra, params)
 
 

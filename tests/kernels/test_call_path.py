@@ -242,3 +242,26 @@ def test_identity_inside_a_compiled_model_is_its_input():
     y = torch.compile(f)(x)
     (g,) = torch.autograd.grad(y.sum(), x)
     assert torch.equal(y, 2.0 * x + x) and torch.equal(g, torch.full_like(x, 3.0))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_training_tanh_takes_torchs_forward_and_the_fused_backward(dtype):
+    """tanh's forward alone is torch's op (route.NATIVE), its backward (1 - y^2 cancels) is not: a training
+    call runs torch.tanh forward (inductor's tanh costs 4x ATen's) and the fused backward from the saved
+    input, so training and inference forwards give the same bits and the gradient stays the fused one."""
+    x = torch.linspace(-12, 12, route.LARGE_NUMEL, dtype=torch.float32).to(dtype)
+    seen: list[torch.Tensor] = []
+    for _ in range(2):  # the first call settles the route, the second takes the settled one
+        xx = x.clone().requires_grad_()
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: seen.append(t) or t, lambda t: t):
+            y = F.tanh(xx)
+        assert type(y.grad_fn).__name__ == "nonlin_fusedBackward"
+        assert torch.equal(y, torch.tanh(x))
+        y.backward(torch.ones_like(y))
+    assert len(seen) == 2 and seen[-1].data_ptr() == xx.data_ptr()  # the input only
+    with use("fused"):  # the forward kernel: the same backward kernel, the same gradient bits
+        x2 = x.clone().requires_grad_()
+        y2 = F.tanh(x2)
+        y2.backward(torch.ones_like(y2))
+    assert type(y2.grad_fn).__name__ == "nonlin_fusedBackward"
+    assert torch.equal(xx.grad, x2.grad)

@@ -19,6 +19,7 @@ import torch
 from nonlin.ops.torch_compiled import (
     FLOAT32_COMPILED_TORCH,
     NARROW_COMPILED_TORCH,
+    _pow2,
     exp_neg_float32,
     ops_for,
     sigmoid_float32,
@@ -92,6 +93,15 @@ def test_exp_neg_float32_carries_the_low_part(compiled):
     value = (eh.double() + el.double()) * scale.double() * 2.0**-64
     exact = torch.exp(z.double())
     assert ((value - exact) / exact).abs().max() < 2.0**-26
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "inductor"])
+def test_pow2_is_exact_for_every_exponent(compiled):
+    """The float32 forms build 2^k with exp2 of an integer (a vector op in inductor; a bit cast is not):
+    exact for every k they can pass, here all of them, on whatever ISA runs the test."""
+    k = torch.arange(-126, 128, dtype=torch.float32)
+    f = torch.compile(_pow2, dynamic=False) if compiled else _pow2
+    assert torch.equal(f(k).double(), torch.pow(2.0, k.double()))
 
 
 def test_ops_for_float32_inputs_takes_the_float32_form():

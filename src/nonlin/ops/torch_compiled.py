@@ -128,6 +128,16 @@ def _poly(x, coefficients):
     return y
 
 
+def _pow2(k):
+    """2^k for integer-valued float32 k in [-126, 127], exact (test_float32_sigmoid.py checks every such k,
+    eager and compiled). exp2, not the float's bits: inductor's vector code has no bit cast (it stores the
+    vector, casts element by element and reloads; in sigmoid_float32 that loop took 1.4 of its 3.3
+    ns/element, 4M float32 on one AVX-512 core), while exp2 is a vector function. exp2 of an integer is
+    exact (Sleef's exp2f: rint leaves s = 0, the polynomial gives 1, then ldexp; libm's exp2f likewise),
+    so the bits stay the same on every ISA."""
+    return torch.exp2(k)
+
+
 def _gauss_split(a, half: bool):
     """e^{-c a^2} for float32 0 <= a (c = 1/2 if `half`, a <= 16; else 1, a <= 11) as (s, p): e^{-c a^2} = (1 + s) p 2^-64."""
     m = torch.round(a * 128.0) * (1.0 / 128.0)
@@ -139,7 +149,10 @@ def _gauss_split(a, half: bool):
     k = torch.round(hi * (1.0 / math.log(2.0)))
     r = (k * _LN2_HI - hi) + (k * _LN2_LO - lo)
     s = r + (r * r) * _poly(r, _EXPM1_TAIL)
-    p = ((127 + _SCALE_BIAS - k.to(torch.int32)) << 23).view(torch.float32)  # 2^(64 - k)
+    # 2^(64 - k) from the float's bits here, not _pow2's exp2: exp2 is a call to Sleef's vector function, and
+    # in this kernel (many vectors live across the call, spilled) it cost ~1 ns/element more in gelu's wide
+    # form, where the bit cast's scalar loop costs about nothing (measured, 4M float32, one AVX-512 core)
+    p = ((127 + _SCALE_BIAS - k.to(torch.int32)) << 23).view(torch.float32)
     return s, p
 
 
@@ -198,25 +211,25 @@ def erfc_float32(x):
 # four times (sigmoid 1.93 ULP forward, its backward 4.31 on the checker's sample; with 1 + t compensated, still
 # 1.90 forward: the exp's own error). The forms below carry the low parts instead: e^z = 2^k (eh + el) by
 # Cody-Waite reduction (ln 2 = _LN2_HI + _LN2_LO, _LN2_HI with 16 significant bits so k _LN2_HI is exact for
-# |k| < 256, and z - k _LN2_HI exact by Sterbenz) and a Taylor polynomial whose 1 + r is kept as an exact sum,
+# |k| < 256, and z - k _LN2_HI exact by Sterbenz) and a fitted polynomial whose 1 + r is kept as an exact sum,
 # then 1 + e as an exact sum s + c, so sigma(-|x|) = (eh + el) / (s + c) rounds twice (the quotient and its
 # first-order correction) and sigma(|x|) = 1 - that once more, exactly split: 1.0985 ULP at most over every 7th
-# float32 in [-104, 17] (tests/kernels/test_float32_sigmoid.py holds it to 1.15), the same on every ISA
-# (only +, -, *, /, round and a bit cast: no libm call). Cost, 4M float32 on one AVX-512 core, compiled:
-# 3.1 ns/element, float64 math 3.9, torch.sigmoid 0.87; with the division's remainder taken exactly (Dekker's
-# product, 0.75 ULP) 3.8. Error-free transformations need IEEE rounding of each operation: inductor compiles
-# with -ffp-contract=off and without -funsafe-math-optimizations (torch._inductor.cpp_builder); the test
-# measures the compiled code, not only eager.
+# float32 in [-104, 17] with the Taylor tail (the fitted one: 1.0576 over every 97th there, as the Taylor tail;
+# tests/kernels/test_float32_sigmoid.py holds it to 1.15), the same on every ISA
+# (only +, -, *, /, round and exp2 of integers, which is exact: no rounded libm result). Cost, 4M float32 on one
+# AVX-512 core, compiled, same process: 1.7-1.8 ns/element (3.3 with 2^k as a bit cast, which inductor's vector
+# code runs as a scalar loop: `_pow2`), torch.sigmoid compiled 1.0; with the division's remainder taken exactly
+# (Dekker's product, 0.75 ULP) 3.8 before that change. Error-free transformations need IEEE rounding of each
+# operation: inductor compiles with -ffp-contract=off and without -funsafe-math-optimizations
+# (torch._inductor.cpp_builder; its .so holds no FMA instruction); the test measures the compiled code too.
 _LOG2E = 1.4426950408889634
 _LN2_HI = 45426.0 / 65536.0  # 0.693145751953125: 16 significant bits
 _LN2_LO = float(torch.tensor(math.log(2.0) - _LN2_HI, dtype=torch.float32))
-_EXPM1_QUADRATIC = tuple(1.0 / math.factorial(k) for k in range(8, 1, -1))  # (e^r - 1 - r) / r^2, to r^6
+# (e^r - 1 - r) / r^2 on |r| <= 0.35, degree 5: `python tools/fit_expm1_float32.py 5 0.35` (2^-32.8 of e^r;
+# the Taylor polynomial to r^8 it replaces: 2^-32.2, one more term)
+_EXPM1_QUADRATIC = (0.0001958599459612742, 0.0013936595059931278, 0.008333880454301834, 0.04166644811630249,
+                    0.166666641831398, 0.5)  # fmt: skip
 _TWO_M64 = 2.0**-64
-
-
-def _pow2(k):
-    """2^k for integer-valued float32 k in [-126, 127], exact: the bits of the float."""
-    return ((k + 127.0) * 8388608.0).to(torch.int32).view(torch.float32)
 
 
 def exp_neg_float32(z):
@@ -229,7 +242,7 @@ def exp_neg_float32(z):
     rl = k * -_LN2_LO
     r = rh + rl
     r2 = rl - (r - rh)  # r + r2 = rh + rl exactly, |r| <= 0.35
-    u = (r * r) * _horner(r, _EXPM1_QUADRATIC) + (r2 + r2 * r)  # e^(r + r2) - 1 - r (r2^2 < 2^-50 omitted)
+    u = (r * r) * _poly(r, _EXPM1_QUADRATIC) + (r2 + r2 * r)  # e^(r + r2) - 1 - r (r2^2 < 2^-50 omitted)
     h = 1.0 + r
     lo = (r - (h - 1.0)) + u  # 1 + r = h + (r - (h - 1)) exactly
     eh = h + lo
