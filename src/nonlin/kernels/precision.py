@@ -80,9 +80,8 @@ _ERFC_BACKWARD = frozenset({"ndtr"})
 _SWISH_FORWARD = frozenset({"silu", "swish", "quick_gelu"})
 
 # Entries whose float32 math meets the goals only through the CPU namespace's forms: Triton's float32 math
-# for them is libdevice's erfc of a rounded argument (gelu: 162 ULP) or x * sigmoid(z) rounded twice (silu: 52), and
-# "auto" keeps float64 on CUDA for
-# every entry, so the test measures their passes on the CPU functions only.
+# for them is libdevice's erfc of a rounded argument (gelu: 162 ULP) or x * sigmoid(z) rounded twice (silu: 52),
+# and "auto" keeps float64 on CUDA for every entry, so the test measures their passes on the CPU functions only.
 CPU_FORMS_ONLY = _ERFC_FORWARD | _ERFC_BACKWARD | _SWISH_FORWARD
 
 FP32_MATH: dict[Pass, frozenset[str]] = {
