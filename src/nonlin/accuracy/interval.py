@@ -535,6 +535,9 @@ class IntervalOps:
         zero = (g.lo == 0) & (g.hi == 0)
         return self._select(zero, 0.0, x * g)
 
+    def swish(self, x, beta):
+        return self.gated(x, self.sigmoid(beta * x))
+
     def keep(self, cond, x):
         return self._select(cond, x, 0.0)
 

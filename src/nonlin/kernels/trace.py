@@ -55,6 +55,7 @@ PRIMITIVES: dict[str, int] = {
     "minimum": 2,
     "indicator": 2,
     "gated": 2,
+    "swish": 2,
     "keep": 2,
     "full_like": 2,
     "zeros_like": 1,
@@ -355,6 +356,12 @@ def _local(m: TraceOps, n: Sym, a: Any) -> tuple[Any, ...]:
     if op == "gated":
         g = args[1]
         return m.where(g == 0, 0.0, a * g), m.where(g == 0, 0.0, a * x)
+    if op == "swish":  # x sigma(b x): d/dx = s (1 + b x sigma(-b x)), d/db = x^2 s sigma(-b x), s = sigma(b x)
+        b = args[1]
+        bx = b * x
+        s, r = m.sigmoid(bx), m.sigmoid(-bx)
+        dx = a * m.gated(1.0 + m.gated(bx, r), s)
+        return dx, (a * m.gated(x * x, s * r) if isinstance(b, Sym) else None)
     if op == "keep":
         return None, m.where(args[0], a, 0.0)
     raise TraceError(f"no derivative rule for {op!r}")

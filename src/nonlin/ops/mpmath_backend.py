@@ -156,6 +156,10 @@ class MpmathOps:
         return mpmath.mpf(0) if g == 0 else x * g
 
     @staticmethod
+    def swish(x, beta):
+        return MpmathOps.gated(x, MpmathOps.sigmoid(beta * x))
+
+    @staticmethod
     def keep(cond, x):
         return x if cond else mpmath.mpf(0)
 

@@ -181,6 +181,11 @@ class TorchOps:
         return torch.where(g == 0, torch.copysign(torch.zeros_like(xg), x), xg)
 
     @staticmethod
+    def swish(x, beta):
+        """x sigma(beta x), gated (see `gated`); compiled float32 namespaces fuse it (torch_compiled.swish_float32)."""
+        return TorchOps.gated(x, TorchOps.sigmoid(beta * x))
+
+    @staticmethod
     def keep(cond, x):
         """x where cond, else 0; NaN in x stays NaN and -inf outside cond gives 0 (not -inf * 0)."""
         return torch.where(cond | TorchOps.isnan(x), x, torch.zeros_like(x))

@@ -250,6 +250,12 @@ def gated(x, g):
 
 
 @triton.jit
+def swish(x, beta):
+    """x sigma(beta x), gated."""
+    return gated(x, sigmoid(beta * x))
+
+
+@triton.jit
 def keep(cond, x):
     """x where cond, else 0; NaN in x stays NaN and -inf outside cond gives 0 (not -inf * 0)."""
     return tl.where(cond | (x != x), x, tl.zeros_like(x))
@@ -326,6 +332,7 @@ for _name in [
     "clamp",
     "indicator",
     "gated",
+    "swish",
     "keep",
     "full_like",
     "zeros_like",
