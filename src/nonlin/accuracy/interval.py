@@ -507,6 +507,10 @@ class IntervalOps:
         a = self.abs(self._w(x))
         return self.const(self.c.inv_sqrt_2pi) * self.exp(-0.5 * self.square(a))
 
+    def gelu_grad(self, x):  # Phi(x) + x phi(x), the sum of the two enclosures (rigorous, not tight)
+        x = self._w(x)
+        return self.norm_cdf(x) + self.gated(x, self.norm_pdf(x))
+
     # --- piecewise ---
     def _select(self, cond, a, b) -> Interval:
         a, b = self._w(a), self._w(b)

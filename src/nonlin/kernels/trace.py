@@ -50,6 +50,7 @@ PRIMITIVES: dict[str, int] = {
     "sech2": 1,
     "norm_cdf": 1,
     "norm_pdf": 1,
+    "gelu_grad": 1,
     "where": 3,
     "maximum": 2,
     "minimum": 2,
@@ -334,6 +335,7 @@ def _local(m: TraceOps, n: Sym, a: Any) -> tuple[Any, ...]:
         "sech2": lambda: -2.0 * a * m.tanh(x) * n,
         "norm_cdf": lambda: a * m.norm_pdf(x),
         "norm_pdf": lambda: -a * x * n,
+        "gelu_grad": lambda: a * (2.0 - x * x) * m.norm_pdf(x),
     }
     if op in simple:
         return (simple[op](),)

@@ -212,6 +212,14 @@ def norm_pdf(x):
     return INV_SQRT_2PI * libdevice.exp(-0.5 * x * x)
 
 
+@triton.jit
+def gelu_grad(x):
+    """Phi(x) + x phi(x), keeping the x phi(x) term's zero where both underflow (see TorchOps.gelu_grad)."""
+    t = gated(x, norm_pdf(x))
+    y = norm_cdf(x) + t
+    return tl.where((y == 0) & (t == 0), t, y)
+
+
 # --- piecewise ---
 
 
@@ -320,6 +328,7 @@ for _name in [
     "sech2",
     "norm_cdf",
     "norm_pdf",
+    "gelu_grad",
     "where",
     "maximum",
     "minimum",
