@@ -9,11 +9,14 @@ coefficients of p rounded to float32 one at a time, lowest first, the higher one
 rounding (C0 stays a float64 constant: the form adds it in float64). Prints x0 as a float32 pair hi + lo,
 C0, p's coefficients (highest degree first, as the source holds them) and the fit's max relative error on
 20001 points. tests/kernels/test_gelu_grad_float32.py measures the evaluated primitive.
-Usage: python tools/fit_gelu_grad_float32.py [DEGREE] [HALF_WIDTH]
+Usage: python tools/fit_gelu_grad_float32.py [DEGREE] [HALF_WIDTH] [gelu|gelu_tanh]
+(gelu_tanh: the same for the tanh form's derivative sigma(u) + x u' sigma(u) sigma(-u), u = 2 sqrt(2/pi)(x +
+0.044715 x^3) with the catalog's float64 constants, zero at x = -0.75246..., for `gelu_tanh_float32`.)
 """
 
 from __future__ import annotations
 
+import math
 import sys
 
 import mpmath
@@ -22,12 +25,21 @@ import numpy as np
 mpmath.mp.dps = 40
 
 
+ENTRY = sys.argv[3] if len(sys.argv) > 3 else "gelu"
+_C1 = mpmath.mpf(2.0 * math.sqrt(2.0 / math.pi))  # the catalog's float64 constants (nonlin.catalog.smooth)
+_C3 = mpmath.mpf(0.044715)
+
+
 def gelu_grad(x):
-    return mpmath.ncdf(x) + x * mpmath.npdf(x)
+    if ENTRY == "gelu":
+        return mpmath.ncdf(x) + x * mpmath.npdf(x)
+    u = _C1 * (x + _C3 * x**3)
+    s = 1 / (1 + mpmath.exp(-u))
+    return s + x * _C1 * (1 + 3 * _C3 * x * x) * s * (1 - s)
 
 
 X0 = mpmath.findroot(gelu_grad, -0.75)
-C0 = (2 - X0 * X0) * mpmath.npdf(X0)  # gelu''(x0)
+C0 = mpmath.diff(gelu_grad, X0)  # the derivative's slope at its zero
 
 
 def target(d: np.ndarray) -> np.ndarray:
@@ -71,9 +83,10 @@ def main() -> None:
     print(
         f"# degree {degree}, |d| < {width}: max relative error of the fit {err:.3g} ({err / 2.0**-24:.4f} float32 ULP)"
     )
-    print(f"_GELU_X0_HI, _GELU_X0_LO = {hi!r}, {lo!r}")
-    print(f"_GELU_C0 = {float(C0)!r}")
-    print("_GELU_GRAD_P = (" + ", ".join(repr(float(np.float32(x))) for x in c[::-1]) + ")")
+    tag = "_GELU" if ENTRY == "gelu" else "_GELU_TANH"
+    print(f"{tag}_X0_HI, {tag}_X0_LO = {hi!r}, {lo!r}")
+    print(f"{tag}_C0 = {float(C0)!r}")
+    print(f"{tag}_GRAD_P = (" + ", ".join(repr(float(np.float32(x))) for x in c[::-1]) + ")")
 
 
 if __name__ == "__main__":

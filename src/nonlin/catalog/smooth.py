@@ -64,12 +64,22 @@ def _gelu_tanh_arg(x):
     return 2.0 * _SQRT_2_OVER_PI * (x + _GELU_TANH_C * x * x * x)
 
 
-def _gelu_tanh(m, x):
+def gelu_tanh_formula(m, x):
+    """x sigma(u): the body of the primitives m.gelu_tanh of the torch, mpmath and interval backends."""
     z, scale = _tail_shift(m, _gelu_tanh_arg(x))
     return _scaled(m.gated(x, m.sigmoid(z)), scale)
 
 
+def _gelu_tanh(m, x):
+    # one primitive: float32 inputs need u carried as hi + lo (nonlin.ops.torch_compiled.gelu_tanh_float32)
+    return m.gelu_tanh(x)
+
+
 def _gelu_tanh_grad(m, x):
+    return m.gelu_tanh_grad(x)  # its float32 form also takes a polynomial near the zero x = -0.7525
+
+
+def gelu_tanh_grad_formula(m, x):
     u = _gelu_tanh_arg(x)
     du = 2.0 * _SQRT_2_OVER_PI * (1.0 + 3.0 * _GELU_TANH_C * x * x)
     z, scale = _tail_shift(m, u)

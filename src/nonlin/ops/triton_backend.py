@@ -26,6 +26,7 @@ INTERPRETED = libdevice.__name__.endswith("_interp_libdevice")
 # Globals read inside @triton.jit functions must be constexpr (the GPU compiler rejects plain floats).
 SQRT1_2 = tl.constexpr(1.0 / math.sqrt(2.0))
 INV_SQRT_2PI = tl.constexpr(1.0 / math.sqrt(2.0 * math.pi))
+GELU_TANH_C1 = tl.constexpr(2.0 * math.sqrt(2.0 / math.pi))
 PI = math.pi
 
 # --- elementary ---
@@ -213,6 +214,20 @@ def norm_pdf(x):
 
 
 @triton.jit
+def gelu_tanh(x):
+    """x sigma(u), u = 2 sqrt(2/pi)(x + 0.044715 x^3) (nonlin.catalog.smooth.gelu_tanh_formula, no tail shift)."""
+    u = GELU_TANH_C1 * (x + 0.044715 * x * x * x)
+    return gated(x, sigmoid(u))
+
+
+@triton.jit
+def gelu_tanh_grad(x):
+    u = GELU_TANH_C1 * (x + 0.044715 * x * x * x)
+    du = GELU_TANH_C1 * (1.0 + 3.0 * 0.044715 * x * x)
+    return gated(1.0 + gated(x * du, sigmoid(-u)), sigmoid(u))
+
+
+@triton.jit
 def gelu_grad(x):
     """Phi(x) + x phi(x), keeping the x phi(x) term's zero where both underflow (see TorchOps.gelu_grad)."""
     t = gated(x, norm_pdf(x))
@@ -329,6 +344,8 @@ for _name in [
     "norm_cdf",
     "norm_pdf",
     "gelu_grad",
+    "gelu_tanh",
+    "gelu_tanh_grad",
     "where",
     "maximum",
     "minimum",
