@@ -26,7 +26,6 @@ INTERPRETED = libdevice.__name__.endswith("_interp_libdevice")
 # Globals read inside @triton.jit functions must be constexpr (the GPU compiler rejects plain floats).
 SQRT1_2 = tl.constexpr(1.0 / math.sqrt(2.0))
 INV_SQRT_2PI = tl.constexpr(1.0 / math.sqrt(2.0 * math.pi))
-GELU_TANH_C1 = tl.constexpr(2.0 * math.sqrt(2.0 / math.pi))
 PI = math.pi
 
 # --- elementary ---
@@ -277,14 +276,15 @@ def ones_like(x):
 @triton.jit
 def gelu_tanh(x):
     """x sigma(u), u = 2 sqrt(2/pi)(x + 0.044715 x^3) (nonlin.catalog.smooth.gelu_tanh_formula, no tail shift)."""
-    s = sigmoid(GELU_TANH_C1 * (x + 0.044715 * x * x * x))
+    # 2 sqrt(2/pi) written as a literal: a tl.constexpr factor made sigmoid's argument a constexpr (no .dtype)
+    s = sigmoid(1.5957691216057308 * (x + 0.044715 * x * x * x))
     return tl.where(s == 0, tl.zeros_like(x * s), x * s)
 
 
 @triton.jit
 def gelu_tanh_grad(x):
-    u = GELU_TANH_C1 * (x + 0.044715 * x * x * x)
-    du = GELU_TANH_C1 * (1.0 + 3.0 * 0.044715 * x * x)
+    u = 1.5957691216057308 * (x + 0.044715 * x * x * x)
+    du = 1.5957691216057308 * (1.0 + 3.0 * 0.044715 * x * x)
     sn = sigmoid(-u)
     s = sigmoid(u)
     a = 1.0 + tl.where(sn == 0, tl.zeros_like(x * du * sn), x * du * sn)
