@@ -294,75 +294,6 @@ def sigmoid_float32(x):
     return torch.where(x != x, x, torch.where(x >= 0, pos, neg))
 
 
-# --- gelu_tanh in float32 arithmetic: x sigma(u), u = 2 sqrt(2/pi)(x + 0.044715 x^3) ---
-# sigma's left tail has condition number |u| (up to ~104 before it underflows), so a u rounded in float32 (three
-# roundings) is ~10 ULP off at x = -10 even with an exact sigmoid. u is computed in float64 (x^2 and x^3 exact
-# there: 2^-52 relative) and carried as float32 hi + lo; e^{-|u|} by the Cody-Waite reduction of exp_neg_float32
-# with lo added to the reduced argument (2^-26 relative), assembled in float64 with 2^k from two float32 powers
-# of two (k down to -174), so sigma(-|u|) = e/(1 + e), sigma(|u|) = 1/(1 + e) and the products round once, by the
-# output cast. The derivative sigma(u)(1 + x u' sigma(-u)) cancels at its zero x1 = -0.7524614 (the minimum of
-# gelu_tanh): within 1/4 of it, a polynomial in d = x - x1 (x1 as hi + lo; tools/fit_gelu_grad_float32.py 6 0.25
-# gelu_tanh: 0.019 ULP), as gelu_grad_float32. Only +, -, *, /, round and bit casts: the same bits on every ISA.
-_GELU_TANH_C1 = 2.0 * math.sqrt(2.0 / math.pi)  # the catalog's float64 constants (nonlin.catalog.smooth)
-_GELU_TANH_C3 = 0.044715
-_GELU_TANH_X0_HI, _GELU_TANH_X0_LO = -0.7524614334106445, 1.1339627903339533e-08
-_GELU_TANH_C0 = 0.43040009102485854
-_GELU_TANH_GRAD_P = (-0.0020009248983114958, 0.005160763394087553, 0.01963847503066063, -0.016616208478808403,
-                     -0.11394313722848892, -0.015782877802848816, 0.38751843571662903)  # fmt: skip
-_GELU_TANH_LIMIT = 20.0  # |x| beyond which the gate is 0 or 1 in float64 (|u| >= 603)
-
-
-def _exp_neg_hl(vh, vl):
-    """e^(vh + vl) for float32 vh <= 0 (clamped to -120: every result built from it rounds to a float32 zero
-    there) and a low part |vl| <= 2^-20 |vh|, as float64 (2^-26 relative)."""
-    vh = torch.clamp_min(vh, -120.0)
-    k = torch.round(vh * _LOG2E)
-    rh = vh - k * _LN2_HI  # exact
-    rl = k * -_LN2_LO + vl
-    r = rh + rl
-    r2 = rl - (r - rh)
-    u = (r * r) * _horner(r, _EXPM1_QUADRATIC) + (r2 + r2 * r)
-    h = 1.0 + r
-    lo = (r - (h - 1.0)) + u
-    ka = torch.round(k * 0.5)
-    two_k = _pow2(ka).double() * _pow2(k - ka).double()  # exact: 2^k, k >= -174
-    return (h.double() + lo.double()) * two_k
-
-
-def _gelu_tanh_gate(x):
-    """(xc, e, pos): xc = x clamped to the limit (float64), e = e^{-|u(xc)|} (float64), pos = u >= 0."""
-    xc = torch.clamp(x, -_GELU_TANH_LIMIT, _GELU_TANH_LIMIT).double()
-    u = _GELU_TANH_C1 * (xc + _GELU_TANH_C3 * (xc * xc * xc))
-    uh = u.float()
-    ul = (u - uh.double()).float()
-    pos = uh > 0
-    e = _exp_neg_hl(-torch.abs(uh), torch.where(pos, -ul, ul))
-    return xc, e, pos
-
-
-def gelu_tanh_float32(x):
-    """x sigma(u(x)) for float32 x, float64 result (rounded once by the caller); NaN stays NaN, -inf gives -0."""
-    xc, e, pos = _gelu_tanh_gate(x)
-    x64 = x.double()
-    y = torch.where(pos, x64, xc * e) / (1.0 + e)  # xc below the limit: the result is a zero of x's sign
-    return torch.where(x != x, x64, y)
-
-
-def gelu_tanh_grad_float32(x):
-    """d/dx x sigma(u(x)) = sigma(u)(1 + x u' sigma(-u)) for float32 x, float64 result (see the block comment)."""
-    xc, e, pos = _gelu_tanh_gate(x)
-    inv = 1.0 / (1.0 + e)
-    s, sn = torch.where(pos, inv, e * inv), torch.where(pos, e * inv, inv)  # sigma(u), sigma(-u)
-    du = _GELU_TANH_C1 * (1.0 + (3.0 * _GELU_TANH_C3) * (xc * xc))
-    far = s + (xc * du) * (s * sn)
-    dh = x - _GELU_TANH_X0_HI  # exact within the zone (Sterbenz)
-    t = _poly(dh - _GELU_TANH_X0_LO, _GELU_TANH_GRAD_P).double()
-    d = dh.double() - _GELU_TANH_X0_LO
-    near = d * (_GELU_TANH_C0 + d * t)
-    y = torch.where(torch.abs(dh) < _GELU_ZONE, near, far)
-    return torch.where(x != x, x.double(), y)
-
-
 class CompiledTorchOps(TorchOps):
     name = "torch-compiled"
 
@@ -435,12 +366,6 @@ class NarrowCompiledTorchOps(CompiledTorchOps):
     def gelu_grad(self, x):
         return gelu_grad_float32(x, wide=True) if x.dtype == torch.float32 else super().gelu_grad(x)
 
-    def gelu_tanh(self, x):
-        return gelu_tanh_float32(x) if x.dtype == torch.float32 else super().gelu_tanh(x)
-
-    def gelu_tanh_grad(self, x):
-        return gelu_tanh_grad_float32(x) if x.dtype == torch.float32 else super().gelu_tanh_grad(x)
-
 
 NARROW_COMPILED_TORCH = NarrowCompiledTorchOps()
 
@@ -486,13 +411,6 @@ class HalfCompiledTorchOps(NarrowCompiledTorchOps):
 
     def gelu_grad(self, x):
         return gelu_grad_float32(x) if x.dtype == torch.float32 else super().gelu_grad(x)
-
-    # gelu_tanh: the formula in float32 (a few float32 ULP are far below a half's ULP; the wide form costs more)
-    def gelu_tanh(self, x):
-        return TorchOps.gelu_tanh(self, x)
-
-    def gelu_tanh_grad(self, x):
-        return TorchOps.gelu_tanh_grad(self, x)
 
 
 HALF_COMPILED_TORCH = HalfCompiledTorchOps()
