@@ -35,7 +35,8 @@ pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning")]
 # ULP off. The entries' own goals are checked on the entries.
 SLACK = 3.0
 UNARY = ("exp", "expm1", "log", "log1p", "sqrt", "sin", "cos", "tanh", "atan", "erf", "erfc", "sigmoid", "softplus",
-         "log_sigmoid", "sech2", "norm_cdf", "norm_pdf", "sinpi", "cospi", "erfcx")  # fmt: skip
+         "log_sigmoid", "sech2", "norm_cdf", "norm_pdf", "sinpi", "cospi", "erfcx", "gelu_grad", "gelu_tanh",
+         "gelu_tanh_grad")  # fmt: skip
 POSITIVE = {"log", "sqrt"}  # sampled on |x|; log1p on x > -1
 EXPONENTS = (2.0, 3.0, 2.5)  # pow: the integer powers rational uses and a fractional relu_pow
 

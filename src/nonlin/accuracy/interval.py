@@ -507,6 +507,20 @@ class IntervalOps:
         a = self.abs(self._w(x))
         return self.const(self.c.inv_sqrt_2pi) * self.exp(-0.5 * self.square(a))
 
+    def gelu_tanh(self, x):
+        from nonlin.catalog.smooth import gelu_tanh_formula
+
+        return gelu_tanh_formula(self, self._w(x))
+
+    def gelu_tanh_grad(self, x):
+        from nonlin.catalog.smooth import gelu_tanh_grad_formula
+
+        return gelu_tanh_grad_formula(self, self._w(x))
+
+    def gelu_grad(self, x):  # Phi(x) + x phi(x), the sum of the two enclosures (rigorous, not tight)
+        x = self._w(x)
+        return self.norm_cdf(x) + self.gated(x, self.norm_pdf(x))
+
     # --- piecewise ---
     def _select(self, cond, a, b) -> Interval:
         a, b = self._w(a), self._w(b)

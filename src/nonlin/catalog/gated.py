@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from nonlin.catalog._build import Alias, P, Paper, gated, props, torch_names
-from nonlin.catalog.smooth import _gelu_tanh, _gelu_tanh_grad, _swish, _swish_grad, signed_sum
+from nonlin.catalog.smooth import _gelu_tanh, _gelu_tanh_grad, _swish, _swish_grad
 
 GLU_VARIANTS = Paper("GLU Variants Improve Transformer", "arXiv:2002.05202", 2020)
 
@@ -42,7 +42,7 @@ def _gelu(m, g):
 
 
 def _gelu_grad(m, g):
-    return signed_sum(m, m.norm_cdf(g), m.gated(g, m.norm_pdf(g)))
+    return m.gelu_grad(g)  # Phi(g) + g phi(g) (see smooth._gelu_grad)
 
 
 def _sigmoid(m, g):

@@ -66,12 +66,24 @@ def _gelu_tanh_arg(x):
     return 2.0 * _SQRT_2_OVER_PI * (x + _GELU_TANH_C * x * x * x)
 
 
-def _gelu_tanh(m, x):
+def gelu_tanh_formula(m, x):
+    """x sigma(u): the body of the primitives m.gelu_tanh of the torch, mpmath and interval backends."""
     z, scale = _tail_shift(m, _gelu_tanh_arg(x))
     return _scaled(m.gated(x, m.sigmoid(z)), scale)
 
 
+def _gelu_tanh(m, x):
+    # One primitive, so that a namespace can give float32 inputs their own form (u carried as hi + lo; the
+    # derivative's zero at x = -0.7525 as a polynomial): one built that way was 0.6 ULP but twice the time of
+    # float64 math on CPU (docs/kernels.md), so today every namespace computes this formula.
+    return m.gelu_tanh(x)
+
+
 def _gelu_tanh_grad(m, x):
+    return m.gelu_tanh_grad(x)
+
+
+def gelu_tanh_grad_formula(m, x):
     u = _gelu_tanh_arg(x)
     du = 2.0 * _SQRT_2_OVER_PI * (1.0 + 3.0 * _GELU_TANH_C * x * x)
     z, scale = _tail_shift(m, u)
@@ -87,9 +99,9 @@ def signed_sum(m, a, t):
 
 
 def _gelu_grad(m, x):
-    # Phi(x) + x phi(x); where both terms underflow (x < -38 in float64) the sum is +0 + -0 = +0 while the
-    # true value is negative: keep the signed zero of the x phi(x) term there.
-    return signed_sum(m, m.norm_cdf(x), m.gated(x, m.norm_pdf(x)))
+    # Phi(x) + x phi(x) as one primitive: float32 inputs need a form without its cancellation at x = -0.7518
+    # (nonlin.ops.torch_compiled.gelu_grad_float32); the backends keep the signed zero of the left tail.
+    return m.gelu_grad(x)
 
 
 def _golu(m, x, alpha, beta, gamma):
@@ -377,9 +389,8 @@ SPECS = [
         formula=r"x\left[(1+2\alpha)\Phi(x) - \alpha\right]",
         summary="GELU with an expanded gating range (alpha learnable, 0 = GELU).",
         forward=lambda m, x, alpha: m.gated(x, _xgate(m, x, m.norm_cdf(x), alpha)),
-        derivative=lambda m, x, alpha: signed_sum(
-            m, _xgate(m, x, m.norm_cdf(x), alpha), (1.0 + 2.0 * alpha) * m.gated(x, m.norm_pdf(x))
-        ),
+        # (1 + 2 alpha)(Phi(x) + x phi(x)) - alpha; at alpha = 0, -0 in the left tail as gelu's
+        derivative=lambda m, x, alpha: (1.0 + 2.0 * alpha) * _gelu_grad(m, x) - alpha,
         params=(P("alpha", 0.0, "gate range expansion", learnable=True, learned_by_default=True, init="zeros"),),
         aliases=("xGELU",),
         properties=props("zero_at_zero", "bounded_below", "smooth", "learnable"),

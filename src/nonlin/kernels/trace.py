@@ -50,6 +50,9 @@ PRIMITIVES: dict[str, int] = {
     "sech2": 1,
     "norm_cdf": 1,
     "norm_pdf": 1,
+    "gelu_grad": 1,
+    "gelu_tanh": 1,
+    "gelu_tanh_grad": 1,
     "where": 3,
     "maximum": 2,
     "minimum": 2,
@@ -297,6 +300,15 @@ def adjoints(graph: Graph, output: Any, seed: Sym, wrt: Sequence[Sym]) -> list[A
     return [adj.get(w.index, 0.0) for w in wrt]
 
 
+def _gelu_tanh_second(m, x):
+    """d^2/dx^2 x sigma(u), u = c (x + 0.044715 x^3): s sn (2u' + x u'' + x u'^2 (sn - s)), s = sigma(u), sn = 1 - s."""
+    c = 2.0 * math.sqrt(2.0 / math.pi)
+    u = c * (x + 0.044715 * x * x * x)
+    du = c * (1.0 + 3.0 * 0.044715 * x * x)
+    s, sn = m.sigmoid(u), m.sigmoid(-u)
+    return s * sn * (2.0 * du + x * (6.0 * 0.044715 * c) * x + x * du * du * (sn - s))
+
+
 def _local(m: TraceOps, n: Sym, a: Any) -> tuple[Any, ...]:
     """Adjoints of each argument of node `n` given its adjoint `a` (None: no gradient flows)."""
     args = n.args
@@ -335,6 +347,9 @@ def _local(m: TraceOps, n: Sym, a: Any) -> tuple[Any, ...]:
         "sech2": lambda: -2.0 * a * m.tanh(x) * n,
         "norm_cdf": lambda: a * m.norm_pdf(x),
         "norm_pdf": lambda: -a * x * n,
+        "gelu_grad": lambda: a * (2.0 - x * x) * m.norm_pdf(x),
+        "gelu_tanh": lambda: a * m.gelu_tanh_grad(x),
+        "gelu_tanh_grad": lambda: a * _gelu_tanh_second(m, x),
     }
     if op in simple:
         return (simple[op](),)

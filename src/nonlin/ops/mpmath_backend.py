@@ -132,6 +132,22 @@ class MpmathOps:
         return _exp(-x * x / 2) / mp.sqrt(2 * mp.pi)
 
     @staticmethod
+    def gelu_tanh(x):
+        from nonlin.catalog.smooth import gelu_tanh_formula
+
+        return gelu_tanh_formula(MPMATH, x)
+
+    @staticmethod
+    def gelu_tanh_grad(x):
+        from nonlin.catalog.smooth import gelu_tanh_grad_formula
+
+        return gelu_tanh_grad_formula(MPMATH, x)
+
+    @staticmethod
+    def gelu_grad(x):
+        return MpmathOps.norm_cdf(x) + MpmathOps.gated(x, MpmathOps.norm_pdf(x))
+
+    @staticmethod
     def where(cond, a, b):
         return a if cond else b
 

@@ -145,6 +145,24 @@ class TorchOps:
     def norm_pdf(x):
         return _INV_SQRT_2PI * torch.exp(-0.5 * x * x)
 
+    def gelu_tanh(self, x):
+        """x sigma(2 sqrt(2/pi)(x + 0.044715 x^3)), the tanh form of GELU (nonlin.catalog.smooth's formula)."""
+        from nonlin.catalog.smooth import gelu_tanh_formula  # the catalog imports this module
+
+        return gelu_tanh_formula(self, x)
+
+    def gelu_tanh_grad(self, x):
+        from nonlin.catalog.smooth import gelu_tanh_grad_formula
+
+        return gelu_tanh_grad_formula(self, x)
+
+    def gelu_grad(self, x):
+        """Phi(x) + x phi(x), the derivative of x Phi(x). Where both terms underflow (x < -38 in float64) the
+        sum is +0 + -0 = +0 while the true value is negative: the signed zero of the x phi(x) term is kept."""
+        t = self.gated(x, self.norm_pdf(x))
+        y = self.norm_cdf(x) + t
+        return torch.where((y == 0) & (t == 0), t, y)
+
     # --- piecewise ---
     @staticmethod
     def where(cond, a, b):

@@ -206,6 +206,40 @@ def erfc_float32(x):
     return torch.where(x != x, x, y)
 
 
+# gelu'(x) = Phi(x) + x phi(x) for float32 x. Its terms (~0.226 each) cancel at the zero x0 = -0.7517915...: any
+# sum of them rounds to ~2^-26 absolute, 1.3e5 ULP at the float32 nearest x0. Near it (|x - x0_hi| < 1/4) the form
+# is d (C0 + d p(d)), d = (x - x0_hi) - x0_lo (the first difference exact by Sterbenz), p of degree 6 fitted by
+# tools/fit_gelu_grad_float32.py (0.0075 ULP); elsewhere e^{-a^2/2} (1 + q)/(2 (1 + a)) - a phi(a) with the
+# pieces of norm_cdf_float32 (a = |x|, one _gauss_split for both terms): with |x - x0| >= 1/4 the cancellation
+# costs under 1 ULP. Only +, -, *, /, round and a bit cast: the same bits on every ISA.
+_GELU_X0_HI, _GELU_X0_LO = -0.7517915368080139, 1.211444988769017e-08
+_GELU_C0 = 0.4314939923140469  # gelu''(x0)
+_GELU_GRAD_P = (-0.0021519740112125874, 0.004458950366824865, 0.01941373385488987, -0.014769045636057854,
+                -0.11400800198316574, -0.018199695274233818, 0.38828498125076294)  # fmt: skip
+_GELU_ZONE = 0.25
+
+
+def gelu_grad_float32(x, wide: bool = False):
+    """Phi(x) + x phi(x) for float32 x (see the block comment); float64 result (rounded once, by the caller) if
+    `wide`. The signed zero of the left tail (x phi(x) dominates) is kept; NaN stays NaN."""
+    a, ac = _clamped(x, _PHI_LIMIT)
+    s, p = _gauss_split(ac, half=True)
+    q = _erfcx_scaled(ac)
+    dh = x - _GELU_X0_HI
+    d = dh - _GELU_X0_LO
+    t = _poly(d, _GELU_GRAD_P)
+    if wide:
+        s, p, q, ac, t = s.double(), p.double(), q.double(), ac.double(), t.double()
+        d = dh.double() - _GELU_X0_LO  # exact
+    near = d * (_GELU_C0 + d * t)
+    b = 0.5 * (1.0 + q) / (1.0 + ac) - ac * _INV_SQRT_2PI  # (Phi(-a) - a phi(a)) e^{a^2/2}
+    w = (((1.0 + s) * b) * p) * 2.0**-_SCALE_BIAS  # one rounding into the subnormal range at most
+    w = torch.where(a < _PHI_LIMIT, w, -0.0)
+    y = torch.where(x < 0, w, 1.0 - w)
+    y = torch.where(torch.abs(dh) < _GELU_ZONE, near, y)
+    return torch.where(x != x, x.to(y.dtype), y)
+
+
 # --- exp/sigmoid family in float32 arithmetic (float32 inputs computing in float32) ---
 # float32 exp (Sleef's u10 vector function compiled: 0.96 ULP here) followed by 1/(1 + t) and t/(1 + t) rounds
 # four times (sigmoid 1.93 ULP forward, its backward 4.31 on the checker's sample; with 1 + t compensated, still
@@ -461,6 +495,9 @@ class NarrowCompiledTorchOps(CompiledTorchOps):
     def norm_pdf(x):
         return norm_pdf_float32(x, wide=True) if x.dtype == torch.float32 else TorchOps.norm_pdf(x)
 
+    def gelu_grad(self, x):
+        return gelu_grad_float32(x, wide=True) if x.dtype == torch.float32 else super().gelu_grad(x)
+
 
 NARROW_COMPILED_TORCH = NarrowCompiledTorchOps()
 
@@ -523,6 +560,9 @@ class HalfCompiledTorchOps(NarrowCompiledTorchOps):
     @staticmethod
     def norm_pdf(x):
         return norm_pdf_float32(x) if x.dtype == torch.float32 else TorchOps.norm_pdf(x)
+
+    def gelu_grad(self, x):
+        return gelu_grad_float32(x) if x.dtype == torch.float32 else super().gelu_grad(x)
 
 
 HALF_COMPILED_TORCH = HalfCompiledTorchOps()

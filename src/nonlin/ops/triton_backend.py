@@ -276,6 +276,36 @@ def ones_like(x):
     return tl.zeros_like(x) + 1.0
 
 
+# --- composites, written out (the interpreter rejected the comparisons inside nested gated/norm_pdf calls) ---
+
+
+@triton.jit
+def gelu_tanh(x):
+    """x sigma(u), u = 2 sqrt(2/pi)(x + 0.044715 x^3) (nonlin.catalog.smooth.gelu_tanh_formula, no tail shift)."""
+    # 2 sqrt(2/pi) written as a literal: a tl.constexpr factor made sigmoid's argument a constexpr (no .dtype)
+    s = sigmoid(1.5957691216057308 * (x + 0.044715 * x * x * x))
+    return tl.where(s == 0, tl.zeros_like(x * s), x * s)
+
+
+@triton.jit
+def gelu_tanh_grad(x):
+    u = 1.5957691216057308 * (x + 0.044715 * x * x * x)
+    du = 1.5957691216057308 * (1.0 + 3.0 * 0.044715 * x * x)
+    sn = sigmoid(-u)
+    s = sigmoid(u)
+    a = 1.0 + tl.where(sn == 0, tl.zeros_like(x * du * sn), x * du * sn)
+    return tl.where(s == 0, tl.zeros_like(a * s), a * s)
+
+
+@triton.jit
+def gelu_grad(x):
+    """Phi(x) + x phi(x), keeping the x phi(x) term's zero where both underflow (see TorchOps.gelu_grad)."""
+    p = INV_SQRT_2PI * libdevice.exp(-0.5 * x * x)
+    t = tl.where(p == 0, tl.zeros_like(x * p), x * p)
+    y = 0.5 * libdevice.erfc(-x * SQRT1_2) + t
+    return tl.where((y == 0) & (t == 0), t, y)
+
+
 # --- storage ---
 
 
@@ -326,6 +356,9 @@ for _name in [
     "sech2",
     "norm_cdf",
     "norm_pdf",
+    "gelu_grad",
+    "gelu_tanh",
+    "gelu_tanh_grad",
     "where",
     "maximum",
     "minimum",
