@@ -494,7 +494,9 @@ SPECS = [
         family="sigmoidal",
         formula=r"\gamma \tanh(\alpha x) + \beta",
         summary="Dynamic Tanh (DyT): a normalization-free replacement for LayerNorm, gamma and beta per channel.",
-        forward=lambda m, x, alpha, weight, bias: weight * m.tanh(alpha * x) + bias,
+        # bias + weight tanh(alpha x) keeping the product's signed zero where both are zero: in float32 arithmetic
+        # tanh(alpha x) underflows to -0 for a negative subnormal x, and -0 + 0.0 = +0 would lose the sign
+        forward=lambda m, x, alpha, weight, bias: signed_sum(m, bias, weight * m.tanh(alpha * x)),
         derivative=lambda m, x, alpha, weight, bias: weight * alpha * m.sech2(alpha * x),
         params=(
             P(
