@@ -422,7 +422,8 @@ def tanh_float64_narrow(x):
     far = torch.copysign((1.0 - e) / (1.0 + e), x)
     s = x * x
     # tanh x = x - x^3/3 + 2x^5/15 - 17x^7/315 + 62x^9/2835 - ...: the next term is 1e-20 of x at 0.01
-    near = x + x * s * (-1.0 / 3.0 + s * (2.0 / 15.0 + s * (-17.0 / 315.0 + s * (62.0 / 2835.0))))
+    # (x times 1 + ..., not x + x * ...: -0 stays -0)
+    near = x * (1.0 + s * (-1.0 / 3.0 + s * (2.0 / 15.0 + s * (-17.0 / 315.0 + s * (62.0 / 2835.0)))))
     return torch.where(a < 0.01, near, far)
 
 
