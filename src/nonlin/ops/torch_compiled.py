@@ -412,6 +412,21 @@ def swish_float32(x, beta: float = 1.0):
     return torch.where(~(torch.abs(x) <= _BIG), torch.where(neg, y, x), y)
 
 
+def tanh_float64_narrow(x):
+    """tanh of float64 `x` for float32 outputs: (1 - e) / (1 + e) with e = e^{-2|x|} (one exp, where Sleef's
+    float64 tanh costs three: 0.30 against 0.20 ms at 32K elements, one core), a Taylor polynomial below
+    |x| = 0.01, where 1 - e cancels. Within 3e-15 relative (25 float64 ULP at |x| = 0.01; 5e-8 of a float32
+    ULP): not for float64 outputs. inf gives +-1, NaN stays NaN, -0 stays -0."""
+    a = torch.abs(x)
+    e = torch.exp(-2.0 * a)
+    far = torch.copysign((1.0 - e) / (1.0 + e), x)
+    s = x * x
+    # tanh x = x - x^3/3 + 2x^5/15 - 17x^7/315 + 62x^9/2835 - ...: the next term is 1e-20 of x at 0.01
+    # (x times 1 + ..., not x + x * ...: -0 stays -0)
+    near = x * (1.0 + s * (-1.0 / 3.0 + s * (2.0 / 15.0 + s * (-17.0 / 315.0 + s * (62.0 / 2835.0)))))
+    return torch.where(a < 0.01, near, far)
+
+
 class CompiledTorchOps(TorchOps):
     name = "torch-compiled"
 
@@ -475,7 +490,7 @@ COMPILED_TORCH = CompiledTorchOps()
 class NarrowCompiledTorchOps(CompiledTorchOps):
     """The compiled namespace for float32 inputs. Computed in float64: erfc as `erfc_float64`, ~1e-14
     relative (14 float64 ULP at x = 7.8, where the eager op is within 0.03: not for float64 outputs, but 1e-7
-    of a float32 ULP). Computed in float32 (the entries `nonlin.kernels.precision` lists): Phi and phi in
+    of a float32 ULP), tanh as `tanh_float64_narrow` (one exp). Computed in float32 (the entries `nonlin.kernels.precision` lists): Phi and phi in
     float32 arithmetic assembled in float64 (`norm_cdf_float32(x, wide=True)`), float64 results that the
     caller's product and the output cast round once."""
 
@@ -484,6 +499,12 @@ class NarrowCompiledTorchOps(CompiledTorchOps):
     @staticmethod
     def erfc(x):
         return erfc_float64(x) if x.dtype == torch.float64 else torch.special.erfc(x)
+
+    @staticmethod
+    def tanh(x):
+        if x.dtype != torch.float64:
+            return CompiledTorchOps.tanh(x)
+        return tanh_float64_narrow(x)
 
     @staticmethod
     def norm_cdf(x):
@@ -564,8 +585,35 @@ class HalfCompiledTorchOps(NarrowCompiledTorchOps):
     def gelu_grad(self, x):
         return gelu_grad_float32(x) if x.dtype == torch.float32 else super().gelu_grad(x)
 
+    # Inductor's float32 sin and cos (Sleef's vector forms: 1.5 ULP on this sample, 2-3 ULP on some ISAs) are
+    # 2^-13 of an fp16 ULP and 2^-16 of a bf16 ULP: CompiledTorchOps' float64 detour, kept for float32 outputs,
+    # cost the half inputs of siren, gcu, sin and cosine ~4x (siren bf16 forward, 32K elements: 7x torch's
+    # sin(30 x)). Measured on every bf16 and fp16 value (fused route, against the float64 path): no
+    # entry's max half ULP moved past its earlier value by more than 1e-4.
+    @staticmethod
+    def sin(x):
+        return torch.sin(x)
+
+    @staticmethod
+    def cos(x):
+        return torch.cos(x)
+
 
 HALF_COMPILED_TORCH = HalfCompiledTorchOps()
+
+
+class HalfCancellingSinCompiledTorchOps(HalfCompiledTorchOps):
+    """The half namespace of `HALF_FLOAT64_SINCOS_ENTRIES`: sin and cos through float64 (CompiledTorchOps').
+    snake's derivative 1 + 2 sin(ax) cos(ax) cancels at its double zeros, so the float32 sin's error shows in
+    half ULP there (fp16 backward on every fp16 value: 1.55 ULP with the float64 detour, 1.89 without)."""
+
+    name = "torch-compiled-half-float64-sincos"
+    sin = staticmethod(CompiledTorchOps.sin)
+    cos = staticmethod(CompiledTorchOps.cos)
+
+
+HALF_FLOAT64_SINCOS_COMPILED_TORCH = HalfCancellingSinCompiledTorchOps()
+HALF_FLOAT64_SINCOS_ENTRIES = frozenset({"snake", "snake_beta"})
 
 
 def ops_for(io_dtype: torch.dtype, entry: str | None = None) -> CompiledTorchOps:
@@ -577,4 +625,4 @@ def ops_for(io_dtype: torch.dtype, entry: str | None = None) -> CompiledTorchOps
         if entry in FLOAT32_SWISH_ENTRIES:
             return FLOAT32_SWISH_COMPILED_TORCH
         return FLOAT32_COMPILED_TORCH if entry in FLOAT32_SIGMOID_ENTRIES else NARROW_COMPILED_TORCH
-    return HALF_COMPILED_TORCH
+    return HALF_FLOAT64_SINCOS_COMPILED_TORCH if entry in HALF_FLOAT64_SINCOS_ENTRIES else HALF_COMPILED_TORCH
