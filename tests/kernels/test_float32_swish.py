@@ -25,6 +25,7 @@ from nonlin.ops.torch_compiled import (
     FLOAT32_SWISH_ENTRIES,
     NARROW_COMPILED_TORCH,
     ops_for,
+    silu_grad_float32,
     swish_float32,
     swish_float32_supported,
 )
@@ -125,8 +126,7 @@ def test_ops_for_takes_the_swish_form():
 
 @pytest.mark.parametrize("name", ["silu", "quick_gelu"])
 def test_fused_float32_forward_is_the_form(name):
-    """The generated CPU function of the entry computes float32 inputs with this form (and its backward stays
-    float64 under "auto": the derivative cancels near x = -1.2785)."""
+    """The generated CPU function of the entry computes float32 inputs with this form."""
     x = torch.linspace(-100, 20, 4001, dtype=torch.float32)
     beta = {"silu": 1.0, "quick_gelu": 1.702}[name]
     with use("fused", backend="python", fp32_compute="float32"):
@@ -143,3 +143,93 @@ def test_swish_float32_every_float32(compiled):
         x = _float32_by_bits(64, start)
         worst = max(worst, _ulps(f(x), TorchOps.swish(x.double(), 1.0)).max().item())
     assert worst <= BOUND, worst
+
+
+# --- silu's derivative (silu_grad_float32, the swish_grad primitive at beta = 1) ---
+GRAD_BOUND = 0.85  # max ULP measured: 0.78 (x = -91.87, the subnormal range), 0.51 next to the zero x0
+_SILU_X0 = -1.2784645557403564  # the float32 nearest the derivative's zero
+
+
+def _grad_inputs() -> torch.Tensor:
+    dense = torch.linspace(-115, 35, 200_001, dtype=torch.float32)
+    zone = torch.linspace(_SILU_X0 - 0.3, _SILU_X0 + 0.3, 200_001, dtype=torch.float32)  # the polynomial's edges
+    return torch.cat([_float32_by_bits(40_009), dense, zone])
+
+
+_COMPILED_GRAD = []
+
+
+def _silu_grad(compiled: bool):
+    if not compiled:
+        return silu_grad_float32
+    if not _COMPILED_GRAD:
+        _COMPILED_GRAD.append(torch.compile(silu_grad_float32, dynamic=True))
+    return _COMPILED_GRAD[0]
+
+
+def _silu_grad_exact(v: float) -> mpmath.mpf:
+    with mpmath.workdps(60):
+        x = mpmath.mpf(v)
+        s = 1 / (1 + mpmath.exp(-x))
+        return s * (1 + x * (1 - s))
+
+
+def _ulp_of(e) -> float:
+    e32 = float(torch.tensor(float(e), dtype=torch.float64).float())
+    return max(2.0**-149, 2.0 ** (math.frexp(e32)[1] - 24)) if e32 != 0 else 2.0**-149
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "inductor"])
+def test_silu_grad_float32_is_within_bound(compiled):
+    x = _grad_inputs()
+    # away from x0 the float64 composition is within ~1e-15 relative (near it, the mpmath test below)
+    x = x[(x.double() - _SILU_X0).abs() > 1e-3]
+    y = _silu_grad(compiled)(x)
+    assert y.dtype == torch.float32
+    u = _ulps(y, TorchOps.swish_grad(x.double(), 1.0))
+    worst = int(u.argmax())
+    assert u.max() <= GRAD_BOUND, f"silu'({x[worst].item()!r}) = {y[worst].item()!r}: {u.max().item():.4f} ULP"
+    assert (u <= 0.5).double().mean() > 0.97
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "inductor"])
+def test_silu_grad_float32_at_its_zero_and_edges(compiled):
+    """The 401 float32 nearest x0 (where float32 terms cancel: thousands of ULP), the zone's edges and the
+    tails, against mpmath; the signed zero of the left tail; inf and NaN."""
+    near = [_SILU_X0]
+    lo = hi = torch.tensor(_SILU_X0)
+    for _ in range(200):
+        lo, hi = torch.nextafter(lo, torch.tensor(-2.0)), torch.nextafter(hi, torch.tensor(0.0))
+        near += [lo.item(), hi.item()]
+    tiny = 2.0**-149
+    vals = [0.0, -0.0, tiny, -tiny, 1e-30, -1e-30, _SILU_X0 - 0.1, _SILU_X0 + 0.1, -1.0, -2.0, -0.5, 0.5, 20.0,
+            30.0, 40.0, -87.33655, -91.87, -104.0, -108.0, -110.0, -112.0, 3.4e38]  # fmt: skip
+    x = torch.tensor([*near, *vals], dtype=torch.float32)
+    y = _silu_grad(compiled)(x)
+    for v, g in zip(x.tolist(), y.tolist(), strict=True):
+        e = _silu_grad_exact(v)
+        assert abs(mpmath.mpf(g) - e) <= GRAD_BOUND * _ulp_of(e), (v, g, e)
+        if g == 0:
+            assert math.copysign(1.0, g) == -1.0, v  # the left tail's true value is negative
+    z = _silu_grad(compiled)(torch.tensor([-150.0, -1e30, -math.inf, math.inf, math.nan]))
+    assert all(v == 0.0 and math.copysign(1.0, v) == -1.0 for v in z[:3].tolist())
+    assert z[3].item() == 1.0 and math.isnan(z[4].item())
+
+
+def test_silu_grad_eager_equals_compiled():
+    x = _grad_inputs()
+    assert torch.equal(silu_grad_float32(x), _silu_grad(True)(x))
+
+
+def test_fused_float32_silu_backward_is_the_form():
+    """silu's and swish's (beta = 1) generated CPU backward computes float32 inputs with this form; quick_gelu's
+    and a tensor beta keep the composed one."""
+    x = torch.linspace(-100, 20, 4001, dtype=torch.float32)
+    for name in ("silu", "swish"):
+        xg = x.clone().requires_grad_(True)
+        with use("fused", backend="python", fp32_compute="float32"):
+            (g,) = torch.autograd.grad(nonlin.functional.function(name)(xg), xg, torch.ones_like(x))
+        assert torch.equal(g, silu_grad_float32(x)), name
+    ns = FLOAT32_SWISH_COMPILED_TORCH
+    assert torch.equal(ns.swish_grad(x, 1.702), TorchOps.swish_grad(x, 1.702))
+    assert torch.equal(ns.swish_grad(x, torch.tensor(1.0)), TorchOps.swish_grad(x, torch.tensor(1.0)))

@@ -552,6 +552,10 @@ class IntervalOps:
     def swish(self, x, beta):
         return self.gated(x, self.sigmoid(beta * x))
 
+    def swish_grad(self, x, beta):
+        bx = beta * x
+        return self.gated(1.0 + self.gated(bx, self.sigmoid(-bx)), self.sigmoid(bx))
+
     def keep(self, cond, x):
         return self._select(cond, x, 0.0)
 

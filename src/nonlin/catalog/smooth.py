@@ -58,6 +58,8 @@ def _swish_grad(m, x, beta):
     # product is a zero with the sign of the true (negative) value instead of +0 + -0 = +0.
     bx = beta * x
     z, scale = _tail_shift(m, bx)
+    if scale is None:  # one primitive: the compiled float32 namespace computes silu's without its cancellation
+        return m.swish_grad(x, beta)
     return _scaled(m.gated(1.0 + m.gated(bx, m.sigmoid(-bx)), m.sigmoid(z)), scale)
 
 

@@ -59,6 +59,7 @@ PRIMITIVES: dict[str, int] = {
     "indicator": 2,
     "gated": 2,
     "swish": 2,
+    "swish_grad": 2,
     "keep": 2,
     "full_like": 2,
     "zeros_like": 1,
@@ -377,6 +378,12 @@ def _local(m: TraceOps, n: Sym, a: Any) -> tuple[Any, ...]:
         s, r = m.sigmoid(bx), m.sigmoid(-bx)
         dx = a * m.gated(1.0 + m.gated(bx, r), s)
         return dx, (a * m.gated(x * x, s * r) if isinstance(b, Sym) else None)
+    if op == "swish_grad":  # s (1 + z r), z = b x: d/dz = s r (2 + z (r - s)); d/dx = b that, d/db = x that
+        b = args[1]
+        bx = b * x
+        s, r = m.sigmoid(bx), m.sigmoid(-bx)
+        h = m.gated(2.0 + bx * (r - s), s * r)
+        return a * b * h, (a * x * h if isinstance(b, Sym) else None)
     if op == "keep":
         return None, m.where(args[0], a, 0.0)
     raise TraceError(f"no derivative rule for {op!r}")

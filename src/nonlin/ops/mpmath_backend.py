@@ -176,6 +176,11 @@ class MpmathOps:
         return MpmathOps.gated(x, MpmathOps.sigmoid(beta * x))
 
     @staticmethod
+    def swish_grad(x, beta):
+        bx = beta * x
+        return MpmathOps.gated(1 + MpmathOps.gated(bx, MpmathOps.sigmoid(-bx)), MpmathOps.sigmoid(bx))
+
+    @staticmethod
     def keep(cond, x):
         return x if cond else mpmath.mpf(0)
 

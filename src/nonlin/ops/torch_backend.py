@@ -204,6 +204,13 @@ class TorchOps:
         return TorchOps.gated(x, TorchOps.sigmoid(beta * x))
 
     @staticmethod
+    def swish_grad(x, beta):
+        """d/dx x sigma(beta x) = s (1 + bx sigma(-bx)), s = sigma(bx): where s underflows, a zero with the sign of
+        the true (negative) value (see catalog.smooth._swish_grad); torch_compiled.silu_grad_float32 for beta = 1."""
+        bx = beta * x
+        return TorchOps.gated(1.0 + TorchOps.gated(bx, TorchOps.sigmoid(-bx)), TorchOps.sigmoid(bx))
+
+    @staticmethod
     def keep(cond, x):
         """x where cond, else 0; NaN in x stays NaN and -inf outside cond gives 0 (not -inf * 0)."""
         return torch.where(cond | TorchOps.isnan(x), x, torch.zeros_like(x))

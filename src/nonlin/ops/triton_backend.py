@@ -256,6 +256,13 @@ def swish(x, beta):
 
 
 @triton.jit
+def swish_grad(x, beta):
+    """d/dx x sigma(beta x) = s (1 + bx sigma(-bx)), gated as TorchOps.swish_grad."""
+    bx = beta * x
+    return gated(1.0 + gated(bx, sigmoid(-bx)), sigmoid(bx))
+
+
+@triton.jit
 def keep(cond, x):
     """x where cond, else 0; NaN in x stays NaN and -inf outside cond gives 0 (not -inf * 0)."""
     return tl.where(cond | (x != x), x, tl.zeros_like(x))
@@ -366,6 +373,7 @@ for _name in [
     "indicator",
     "gated",
     "swish",
+    "swish_grad",
     "keep",
     "full_like",
     "zeros_like",
