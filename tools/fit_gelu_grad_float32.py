@@ -8,7 +8,7 @@ form that adds them rounds to an absolute error of ~2^-26, which is 1e5 float32 
 coefficients of p rounded to float32 one at a time, lowest first, the higher ones refitted after each
 rounding (C0 stays a float64 constant: the form adds it in float64). Prints x0 as a float32 pair hi + lo,
 C0, p's coefficients (highest degree first, as the source holds them) and the fit's max relative error on
-20001 points. tests/kernels/test_gelu_grad_float32.py measures the evaluated primitive.
+20001 points. tests/kernels/test_gelu_float32.py measures the evaluated primitive.
 Usage: python tools/fit_gelu_grad_float32.py [DEGREE] [HALF_WIDTH] [gelu|gelu_tanh]
 (gelu_tanh: the same for the tanh form's derivative sigma(u) + x u' sigma(u) sigma(-u), u = 2 sqrt(2/pi)(x +
 0.044715 x^3) with the catalog's float64 constants, zero at x = -0.75246...: for a float32 gelu_tanh form; one
@@ -21,7 +21,7 @@ import math
 import sys
 
 import mpmath
-import numpy as np
+from derivative_zero_fit import ZeroFit
 
 mpmath.mp.dps = 40
 
@@ -39,55 +39,10 @@ def gelu_grad(x):
     return s + x * _C1 * (1 + 3 * _C3 * x * x) * s * (1 - s)
 
 
-X0 = mpmath.findroot(gelu_grad, -0.75)
-C0 = mpmath.diff(gelu_grad, X0)  # the derivative's slope at its zero
-
-
-def target(d: np.ndarray) -> np.ndarray:
-    """p(d) = (gelu'(x0 + d) / d - C0) / d."""
-    out = []
-    for di in d:
-        di = mpmath.mpf(float(di))
-        out.append(float((gelu_grad(X0 + di) / di - C0) / di))
-    return np.array(out)
-
-
-def fit(degree: int, width: float) -> np.ndarray:
-    n = 8 * degree + 64
-    d = width * np.cos(np.pi * (np.arange(n) + 0.5) / n)
-    y = target(d)
-    v = np.vander(d, degree + 1, increasing=True)
-    c = np.zeros(degree + 1)
-    fixed = 0.0 * y
-    for i in range(degree + 1):
-        rest, *_ = np.linalg.lstsq(v[:, i:], y - fixed, rcond=None)
-        c[i] = float(np.float32(rest[0]))
-        fixed = fixed + c[i] * v[:, i]
-    return c  # increasing degree
-
-
-def max_error(c: np.ndarray, width: float) -> float:
-    d = np.linspace(-width, width, 20001)
-    d = d[d != 0]
-    got = d * (float(C0) + d * np.polynomial.polynomial.polyval(d, c))
-    ref = np.array([float(gelu_grad(X0 + mpmath.mpf(float(di)))) for di in d])
-    return float(np.max(np.abs(got / ref - 1)))
-
-
 def main() -> None:
     degree = int(sys.argv[1]) if len(sys.argv) > 1 else 9
     width = float(sys.argv[2]) if len(sys.argv) > 2 else 0.25
-    hi = float(np.float32(float(X0)))
-    lo = float(np.float32(float(X0 - hi)))
-    c = fit(degree, width)
-    err = max_error(c, width)
-    print(
-        f"# degree {degree}, |d| < {width}: max relative error of the fit {err:.3g} ({err / 2.0**-24:.4f} float32 ULP)"
-    )
-    tag = "_GELU" if ENTRY == "gelu" else "_GELU_TANH"
-    print(f"{tag}_X0_HI, {tag}_X0_LO = {hi!r}, {lo!r}")
-    print(f"{tag}_C0 = {float(C0)!r}")
-    print(f"{tag}_GRAD_P = (" + ", ".join(repr(float(np.float32(x))) for x in c[::-1]) + ")")
+    ZeroFit(gelu_grad, -0.75).report(degree, width, "_GELU" if ENTRY == "gelu" else "_GELU_TANH")
 
 
 if __name__ == "__main__":
