@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import math
 
 import numpy as np
 import pytest
@@ -90,3 +91,19 @@ def _ref_gated(name: str, gs: tuple[float, ...], vs: tuple[float, ...], cs: tupl
 def ref_gated(name: str, g: torch.Tensor, v: torch.Tensor, c: torch.Tensor | None = None):
     cs = None if c is None else tuple(c.expand(g.shape).double().ravel().tolist())
     return _ref_gated(name, tuple(g.double().ravel().tolist()), tuple(v.double().ravel().tolist()), cs)
+
+
+def float32_by_bits(step: int, start: int = 0) -> torch.Tensor:
+    """Every `step`-th float32 bit pattern (both signs), finite ones only."""
+    bits = torch.arange(start, 1 << 32, step, dtype=torch.int64)
+    bits = torch.where(bits >= 1 << 31, bits - (1 << 32), bits).to(torch.int32)
+    x = bits.view(torch.float32)
+    return x[torch.isfinite(x)]
+
+
+def float32_ulps(y: torch.Tensor, exact: torch.Tensor) -> torch.Tensor:
+    """|y - exact| in float32 ULPs of exact (float64 exact values in the float32 range)."""
+    a = exact.abs().float()
+    gap = torch.nextafter(a, torch.tensor(math.inf)).double() - a.double()
+    gap = torch.where(a.double() < 2.0**-126, torch.tensor(2.0**-149, dtype=torch.float64), gap)
+    return (y.double() - exact).abs() / gap

@@ -15,6 +15,7 @@ import math
 import mpmath
 import pytest
 import torch
+from kernel_helpers import float32_by_bits, float32_ulps
 
 from nonlin.ops.torch_compiled import (
     FLOAT32_COMPILED_TORCH,
@@ -29,25 +30,9 @@ pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning")]
 BOUND = 1.15  # max ULP measured: 1.0985 (x = -11.443) over every 7th float32 in [-104, 17], 317M values
 
 
-def _float32_by_bits(step: int, start: int = 0) -> torch.Tensor:
-    """Every `step`-th float32 bit pattern (both signs), finite ones only."""
-    bits = torch.arange(start, 1 << 32, step, dtype=torch.int64)
-    bits = torch.where(bits >= 1 << 31, bits - (1 << 32), bits).to(torch.int32)
-    x = bits.view(torch.float32)
-    return x[torch.isfinite(x)]
-
-
-def _ulps(y: torch.Tensor, exact: torch.Tensor) -> torch.Tensor:
-    """|y - exact| in float32 ULPs of exact (float64 exact values in the float32 range)."""
-    a = exact.abs().float()
-    gap = torch.nextafter(a, torch.tensor(math.inf)).double() - a.double()
-    gap = torch.where(a.double() < 2.0**-126, torch.tensor(2.0**-149, dtype=torch.float64), gap)
-    return (y.double() - exact).abs() / gap
-
-
 def _inputs() -> torch.Tensor:
     dense = torch.linspace(-110, 30, 200_001, dtype=torch.float32)  # where sigma is neither 0 nor 1
-    return torch.cat([_float32_by_bits(40_009), dense])
+    return torch.cat([float32_by_bits(40_009), dense])
 
 
 @pytest.mark.parametrize("compiled", [False, True], ids=["eager", "inductor"])
@@ -57,7 +42,7 @@ def test_sigmoid_float32_is_within_bound(compiled):
     y = f(x)
     assert y.dtype == torch.float32
     exact = torch.sigmoid(x.double())
-    u = _ulps(y, exact)
+    u = float32_ulps(y, exact)
     worst = int(u.argmax())
     assert u.max() <= BOUND, f"sigmoid({x[worst].item()!r}) = {y[worst].item()!r}: {u.max().item():.4f} ULP"
     # correctly rounded for ~97% (the quotient and its correction round separately)
@@ -121,6 +106,6 @@ def test_sigmoid_float32_every_float32(compiled):
     f = torch.compile(sigmoid_float32, dynamic=False) if compiled else sigmoid_float32
     worst = 0.0
     for start in range(64):  # 2^26 values per chunk
-        x = _float32_by_bits(64, start)
-        worst = max(worst, _ulps(f(x), torch.sigmoid(x.double())).max().item())
+        x = float32_by_bits(64, start)
+        worst = max(worst, float32_ulps(f(x), torch.sigmoid(x.double())).max().item())
     assert worst <= BOUND, worst

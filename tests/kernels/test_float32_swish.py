@@ -16,6 +16,7 @@ import math
 import mpmath
 import pytest
 import torch
+from kernel_helpers import float32_by_bits, float32_ulps
 
 import nonlin
 from nonlin import use
@@ -35,26 +36,10 @@ BOUND = 0.85  # max ULP measured: 0.79 (beta = 1, x = -91.9), 0.78 (beta = 1.702
 BETAS = (1.0, 1.702)
 
 
-def _float32_by_bits(step: int, start: int = 0) -> torch.Tensor:
-    """Every `step`-th float32 bit pattern (both signs), finite ones only."""
-    bits = torch.arange(start, 1 << 32, step, dtype=torch.int64)
-    bits = torch.where(bits >= 1 << 31, bits - (1 << 32), bits).to(torch.int32)
-    x = bits.view(torch.float32)
-    return x[torch.isfinite(x)]
-
-
-def _ulps(y: torch.Tensor, exact: torch.Tensor) -> torch.Tensor:
-    """|y - exact| in float32 ULPs of exact (float64 exact values in the float32 range)."""
-    a = exact.abs().float()
-    gap = torch.nextafter(a, torch.tensor(math.inf)).double() - a.double()
-    gap = torch.where(a.double() < 2.0**-126, torch.tensor(2.0**-149, dtype=torch.float64), gap)
-    return (y.double() - exact).abs() / gap
-
-
 def _inputs() -> torch.Tensor:
     dense = torch.linspace(-115, 25, 200_001, dtype=torch.float32)
     tail = torch.linspace(-112, -85, 100_001, dtype=torch.float32)  # the gate is subnormal below -87.3
-    return torch.cat([_float32_by_bits(40_009), dense, tail])
+    return torch.cat([float32_by_bits(40_009), dense, tail])
 
 
 _COMPILED: dict[float, object] = {}
@@ -75,7 +60,7 @@ def test_swish_float32_is_within_bound(compiled, beta):
     x = _inputs() / beta  # the same gate arguments for every beta
     y = _compiled(beta, compiled)(x)
     assert y.dtype == torch.float32
-    u = _ulps(y, TorchOps.swish(x.double(), beta))
+    u = float32_ulps(y, TorchOps.swish(x.double(), beta))
     worst = int(u.argmax())
     assert u.max() <= BOUND, f"swish({x[worst].item()!r}, {beta}) = {y[worst].item()!r}: {u.max().item():.4f} ULP"
     assert (u <= 0.5).double().mean() > 0.97  # one final rounding: correctly rounded but for the exp's 2^-26
@@ -84,8 +69,8 @@ def test_swish_float32_is_within_bound(compiled, beta):
 @pytest.mark.parametrize("beta", [0.5, 2.0, -1.0, 1e-3])
 def test_swish_float32_other_betas(beta):
     assert swish_float32_supported(beta)
-    x = torch.cat([torch.linspace(-250, 50, 100_001, dtype=torch.float32), _float32_by_bits(400_009)])
-    u = _ulps(swish_float32(x, beta), TorchOps.swish(x.double(), beta))
+    x = torch.cat([torch.linspace(-250, 50, 100_001, dtype=torch.float32), float32_by_bits(400_009)])
+    u = float32_ulps(swish_float32(x, beta), TorchOps.swish(x.double(), beta))
     assert u.max() <= BOUND, u.max().item()
 
 
@@ -140,8 +125,8 @@ def test_swish_float32_every_float32(compiled):
     f = _compiled(1.0, compiled)
     worst = 0.0
     for start in range(64):  # 2^26 values per chunk
-        x = _float32_by_bits(64, start)
-        worst = max(worst, _ulps(f(x), TorchOps.swish(x.double(), 1.0)).max().item())
+        x = float32_by_bits(64, start)
+        worst = max(worst, float32_ulps(f(x), TorchOps.swish(x.double(), 1.0)).max().item())
     assert worst <= BOUND, worst
 
 
@@ -153,7 +138,7 @@ _SILU_X0 = -1.2784645557403564  # the float32 nearest the derivative's zero
 def _grad_inputs() -> torch.Tensor:
     dense = torch.linspace(-115, 35, 200_001, dtype=torch.float32)
     zone = torch.linspace(_SILU_X0 - 0.3, _SILU_X0 + 0.3, 200_001, dtype=torch.float32)  # the polynomial's edges
-    return torch.cat([_float32_by_bits(40_009), dense, zone])
+    return torch.cat([float32_by_bits(40_009), dense, zone])
 
 
 _COMPILED_GRAD = []
@@ -186,7 +171,7 @@ def test_silu_grad_float32_is_within_bound(compiled):
     x = x[(x.double() - _SILU_X0).abs() > 1e-3]
     y = _silu_grad(compiled)(x)
     assert y.dtype == torch.float32
-    u = _ulps(y, TorchOps.swish_grad(x.double(), 1.0))
+    u = float32_ulps(y, TorchOps.swish_grad(x.double(), 1.0))
     worst = int(u.argmax())
     assert u.max() <= GRAD_BOUND, f"silu'({x[worst].item()!r}) = {y[worst].item()!r}: {u.max().item():.4f} ULP"
     assert (u <= 0.5).double().mean() > 0.97
