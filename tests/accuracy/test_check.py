@@ -198,6 +198,16 @@ def test_cli(tmp_path, capsys):
     assert main(["check", "relu", "--impl", "no_such_pkg:f", "--out", str(tmp_path)]) in (1, 2)
 
 
+def test_cli_size_class(tmp_path):
+    """--size-class measures the route of the other size class on the same inputs (half dtypes' samples are
+    below the large class's threshold, so without it the CLI shows their small-class route only)."""
+    from nonlin.cli import main
+
+    argv = ["check", "relu", "--dtype", "bfloat16", "--no-backward", "--out", str(tmp_path)]
+    assert main([*argv, "--size-class", "large"]) == 0
+    assert "| relu | nonlin | torch/large | bfloat16 |" in (tmp_path / "accuracy-relu-nonlin.md").read_text()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "name",

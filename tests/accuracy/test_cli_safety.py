@@ -34,6 +34,7 @@ def _good_run(out: Path) -> dict[str, bytes]:
         (["--size", "-5"], "--size -5: expected an integer from 4096"),
         (["--size", "1000"], "--size 1000: expected an integer from 4096"),
         (["--jobs", "0"], "--jobs 0: expected an integer >= 1"),
+        (["--size-class", "huge"], "--size-class huge: expected 'small' or 'large'"),
     ],
 )
 def test_bad_arguments_are_named_and_write_nothing(tmp_path, capsys, argv, pattern):

@@ -59,6 +59,12 @@ def register(subparsers) -> None:
         default=None,
         help=f"float32 sample size, {MIN_SIZE} to {MAX_SIZE} (default 2^20 + edge cases)",
     )
+    p.add_argument(
+        "--size-class",
+        default=None,
+        help="measure nonlin's route for tensors of this size class, 'small' or 'large' (nonlin.route: from "
+        "2^20 elements calls take the fused route at once); default: the route of the sample's own size",
+    )
     p.add_argument("--no-backward", action="store_true", help="forward only")
     p.add_argument("--jobs", type=int, default=1, help="processes (each entry in its own; default 1)")
     p.add_argument("--out", default="nonlin-out/accuracy", help="folder for JSON, Markdown and HTML")
@@ -66,13 +72,21 @@ def register(subparsers) -> None:
     p.set_defaults(func=_handler)
 
 
-def _check_entry(name: str, impl: Any, dtypes: tuple[str, ...], size: int | None, backward: bool, steps=None) -> Report:
+def _check_entry(
+    name: str,
+    impl: Any,
+    dtypes: tuple[str, ...],
+    size: int | None,
+    backward: bool,
+    steps=None,
+    size_class: str | None = None,
+) -> Report:
     """check() one dtype at a time (so progress can show each), merged into one report."""
     merged: Report | None = None
     for d in dtypes:
         if steps is not None:
             steps.start(f"{name} {d}")
-        rep = check(name, impl=impl, dtypes=(d,), size=size, backward=backward)
+        rep = check(name, impl=impl, dtypes=(d,), size=size, backward=backward, size_class=size_class)
         if merged is None:
             merged = rep
         else:
@@ -86,9 +100,9 @@ def _check_entry(name: str, impl: Any, dtypes: tuple[str, ...], size: int | None
 
 
 def _one(job: tuple) -> tuple[str, Report | str]:
-    name, impl, dtypes, size, backward = job
+    name, impl, dtypes, size, backward, size_class = job
     try:
-        return name, _check_entry(name, impl, dtypes, size, backward)
+        return name, _check_entry(name, impl, dtypes, size, backward, size_class=size_class)
     except (ValueError, TypeError, RuntimeError) as err:
         return name, f"{type(err).__name__}: {err}"
 
@@ -120,6 +134,8 @@ def _validate(args: argparse.Namespace) -> tuple[list[str], tuple[str, ...]]:
             f"--size {args.size}: expected an integer from {MIN_SIZE} to {MAX_SIZE} (the float32 sample size; "
             f"below {MIN_SIZE} the sample is the edge cases alone)"
         )
+    if args.size_class is not None and args.size_class not in ("small", "large"):
+        raise ValueError(f"--size-class {args.size_class}: expected 'small' or 'large'")
     if args.jobs < 1:
         raise ValueError(f"--jobs {args.jobs}: expected an integer >= 1 (the number of processes)")
     for n in chosen:  # --impl: importable, callable, and (for 'torch') there for every entry asked
@@ -181,6 +197,7 @@ def _handler(args: argparse.Namespace) -> int:
         "dtypes": dtypes,
         "size": args.size,
         "backward": backward,
+        "size_class": args.size_class,
         "reference": REFERENCE_VERSION,
         "sample": SAMPLE_VERSION,
         "versions": {k: v for k, v in environment().items() if k in ("nonlin", "torch", "numpy")},
@@ -197,7 +214,7 @@ def _handler(args: argparse.Namespace) -> int:
     try:
         with Steps(steps_total, "check") as steps:
             if not per_dtype:
-                jobs = [(n, args.impl, dtypes, args.size, backward) for n in todo]
+                jobs = [(n, args.impl, dtypes, args.size, backward, args.size_class) for n in todo]
                 pool = mp.get_context("spawn").Pool(min(args.jobs, len(jobs)), initializer=_ignore_sigint)
                 try:
                     steps.start(f"{len(jobs)} entries in {min(args.jobs, len(jobs))} processes")
@@ -213,7 +230,7 @@ def _handler(args: argparse.Namespace) -> int:
             else:
                 for name in todo:
                     try:
-                        rep = _check_entry(name, args.impl, dtypes, args.size, backward, steps)
+                        rep = _check_entry(name, args.impl, dtypes, args.size, backward, steps, args.size_class)
                     except (ValueError, TypeError, RuntimeError) as err:
                         errors[name] = f"{type(err).__name__}: {err}"
                         continue
