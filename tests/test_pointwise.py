@@ -36,6 +36,21 @@ def test_derivative_matches_reference_float64(name):
     assert rel_err(dy, ref).max() <= 1e-9, worst(dy, ref, x)
 
 
+# |x| from 1e4 to the largest float64 (the grid above stops at 1e4), with products that are not exact (odd
+# mantissas): sin(30 x) of the rounded product was off by its whole value beyond 1e16 and overflowed beyond
+# 6e306; 1/(1 + x^2) and 1/(1 + |x|)^2 gave 0 where the true value is subnormal; x + s overflowed.
+_FAR = np.concatenate([np.logspace(4, 307, 80), [3e15 + 1, 1.2345678901234567e17, 9.87654321e22, 1.7e308]])
+FAR_TAILS = np.unique(np.concatenate([-_FAR, _FAR]))
+
+
+@pytest.mark.parametrize("name", [n for n in POINTWISE if not nonlin.spec(n).stochastic])
+def test_far_tails_match_reference_float64(name):
+    y, dy = value_and_grad(name, FAR_TAILS)
+    ref, dref = reference(name, FAR_TAILS), reference(name, FAR_TAILS, derivative=True)
+    assert rel_err(y, ref).max() <= 1e-12, worst(y, ref, FAR_TAILS)
+    assert rel_err(dy, dref).max() <= 1e-9, worst(dy, dref, FAR_TAILS)
+
+
 @pytest.mark.parametrize("name", [n for n in POINTWISE if n not in RULE_BASED])
 def test_declared_derivative_is_the_derivative(name):
     """The declared derivative body against mpmath's numerical derivative of the forward body (an

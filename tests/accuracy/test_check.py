@@ -137,6 +137,20 @@ def test_snake_half_backward_on_the_fused_route():
     assert r.goal_failures() == []
 
 
+@pytest.mark.parametrize("name", ["siren", "snake_beta"])
+def test_sin_of_a_scaled_half_input_on_the_fused_route(name):
+    """Every bf16 input on the large class's fused route: siren's and snake_beta's sin(w x) split w x with
+    float64's Veltkamp constant in float32 arithmetic (NaN from |x| = 2.5e30: 6912 values), and w x itself
+    overflows float32 beyond FLT_MAX / w; snake_beta's derivative 1 + 2 (a/b) sin cos cancelled (784 ULP)."""
+    r = check(name, dtypes=("bfloat16",), size_class="large")
+    assert r.routes["bfloat16"]["forward"] == "fused/large"
+    for output in ("forward", "backward"):
+        stats = r.results["bfloat16"][output].stats
+        assert stats.nonfinite_total == 0, stats.nonfinite
+        assert stats.max_ulp <= 1.0
+    assert r.goal_failures() == []
+
+
 @pytest.mark.parametrize("name", ["softmax", pytest.param("sparsemax", marks=pytest.mark.slow)])
 def test_normalizer_rows(name):
     r = check(name, dtypes=("bfloat16",))

@@ -11,7 +11,13 @@ import numpy as np
 import pytest
 import torch
 
-from nonlin.ops.torch_compiled import HALF_COMPILED_TORCH, NARROW_COMPILED_TORCH, erfc_float64, ops_for
+from nonlin.ops.torch_compiled import (
+    FLOAT16_COMPILED_TORCH,
+    HALF_COMPILED_TORCH,
+    NARROW_COMPILED_TORCH,
+    erfc_float64,
+    ops_for,
+)
 
 pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning")]
 
@@ -49,7 +55,7 @@ def test_erfc_rounded_to_float32_is_within_half_an_ulp(compiled):
 def test_norm_cdf_and_namespace_choice():
     assert ops_for(torch.float64) is not NARROW_COMPILED_TORCH  # float64 outputs keep the accurate op
     assert ops_for(torch.float32) is NARROW_COMPILED_TORCH
-    assert ops_for(torch.bfloat16) is HALF_COMPILED_TORCH and ops_for(torch.float16) is HALF_COMPILED_TORCH
+    assert ops_for(torch.bfloat16) is HALF_COMPILED_TORCH and ops_for(torch.float16) is FLOAT16_COMPILED_TORCH
     x = _inputs()
     with mpmath.workdps(40):
         err = _f32_ulps(NARROW_COMPILED_TORCH.norm_cdf(x.double()).float(), x, mpmath.ncdf)

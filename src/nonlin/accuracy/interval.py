@@ -556,6 +556,12 @@ class IntervalOps:
         bx = beta * x
         return self.gated(1.0 + self.gated(bx, self.sigmoid(-bx)), self.sigmoid(bx))
 
+    def sin_of_product(self, x, w):
+        return self.sin(x * w)  # the product's interval encloses the exact product
+
+    def cos_of_product(self, x, w):
+        return self.cos(x * w)
+
     def keep(self, cond, x):
         return self._select(cond, x, 0.0)
 

@@ -25,13 +25,19 @@ from nonlin.accuracy.interval import HAS_LONG_DOUBLE, Interval, IntervalOps
 from nonlin.ops import MPMATH
 from nonlin.spec import Kind, Spec
 
-REFERENCE_VERSION = 1  # bump when the reference computation changes: it keys the cache
+REFERENCE_VERSION = 2  # bump when the reference computation changes: it keys the cache
 DPS = 50  # mpmath digits in the fallback: 166 bits, far beyond float32's 24
 # A value within 2^-140 (relative) of a rounding midpoint is taken to be exactly on it (ties to even): at
 # 50 digits an exact midpoint (a rational result such as (x + 3)/6) is computed with error ~2^-166, while
 # no transcendental value of a float32 input comes that close to a midpoint (hardest cases for float32
 # need ~2^-50).
 _TIE_TOLERANCE = mpmath.mpf(2) ** -140
+# Not so near a midpoint that a product has to be one: sin(30 x) of a bf16 x is 30 x (12 bits, a midpoint
+# of bf16's 8 when its last 4 bits are 1000) times 1 - (30 x)^2 / 6, within 2^-140 of it from |x| < 1e-22
+# down (2^-256 at bf16's smallest x, 2^-2140 at float64's). Values within _TIE_TOLERANCE of a midpoint are
+# recomputed with TIE_DPS digits, and only a value within _TIE_TOLERANCE_HIGH of it there is a tie.
+TIE_DPS = 800
+_TIE_TOLERANCE_HIGH = mpmath.mpf(2) ** -2600
 
 
 _SIGN_FREE = np.longdouble(2.0) ** -16000
@@ -70,17 +76,20 @@ def body_of(spec: Spec, derivative: bool) -> Callable[..., Any]:
     return body
 
 
-def round_mpfs(ys: Sequence[Any], fmt: Format) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def round_mpfs(
+    ys: Sequence[Any], fmt: Format, tolerance: Any = _TIE_TOLERANCE, ties: list[int] | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(correctly rounded values, float64 of the exact values, exact value is zero) for mpmath numbers.
 
     y = y64 + r with y64 = float(y) (correctly rounded by mpmath) and r = y - y64. A rounding boundary of
     the format is a double, so only when y64 itself is a boundary (a midpoint) does r decide the direction;
-    |r| below 2^-140 |y| is an exact tie (see _TIE_TOLERANCE)."""
+    |r| below `tolerance` |y| is an exact tie (see _TIE_TOLERANCE). `ties`, when given, collects the
+    positions rounded as ties (ties to even)."""
     n = len(ys)
     y64 = np.empty(n)
     r = np.zeros(n)
     zero = np.zeros(n, dtype=bool)
-    with mp.workdps(DPS):
+    with mp.workdps(max(DPS, mp.dps)):
         for i, y in enumerate(ys):
             y = mpmath.mpf(y)
             if mpmath.isnan(y):
@@ -96,7 +105,7 @@ def round_mpfs(ys: Sequence[Any], fmt: Format) -> tuple[np.ndarray, np.ndarray, 
             y64[i] = v
             if not np.isinf(v):
                 d = y - mpmath.mpf(v)
-                r[i] = 0.0 if abs(d) <= _TIE_TOLERANCE * abs(y) else (1.0 if d > 0 else -1.0)
+                r[i] = 0.0 if abs(d) <= tolerance * abs(y) else (1.0 if d > 0 else -1.0)
     with np.errstate(all="ignore"):
         up = np.nextafter(y64, np.inf)
         down = np.nextafter(y64, -np.inf)
@@ -104,14 +113,16 @@ def round_mpfs(ys: Sequence[Any], fmt: Format) -> tuple[np.ndarray, np.ndarray, 
         is_boundary = r_down != r_up
         rounded = np.where(is_boundary & (r > 0), r_up, np.where(is_boundary & (r < 0), r_down, r_mid))
         rounded = np.where(np.isnan(y64), np.nan, rounded)
+    if ties is not None:
+        ties.extend(np.flatnonzero(is_boundary & (r == 0) & ~zero & np.isfinite(y64)).tolist())
     return rounded, y64, zero
 
 
-def _mp_eval(body, spec: Spec, args: Sequence[float], params: dict[str, Any], n_out: int) -> list[Any]:
+def _mp_eval(body, spec: Spec, args: Sequence[float], params: dict[str, Any], n_out: int, dps: int = DPS) -> list[Any]:
     if any(np.isnan(a) for a in args):
         return [mpmath.nan] * n_out
     try:
-        with mp.workdps(DPS):
+        with mp.workdps(dps):
             y = body(MPMATH, *[mpmath.mpf(float(a)) for a in args], **params)
             y = list(y) if isinstance(y, tuple) else [y]
             return [mpmath.mpf(v) * 1 for v in y]  # *1: evaluate at the working precision
@@ -214,7 +225,15 @@ def evaluate(
     if idx.size:
         ys = [_mp_eval(body, spec, [a.ravel()[i] for a in inputs], params, n_out) for i in idx]
         for k, r in enumerate(results):
-            v, e, z = round_mpfs([y[k] for y in ys], fmt)
+            ties: list[int] = []
+            v, e, z = round_mpfs([y[k] for y in ys], fmt, ties=ties)
+            if ties:  # a midpoint at 50 digits: decided with TIE_DPS (see _TIE_TOLERANCE_HIGH)
+                near = idx[ties]
+                with mp.workdps(TIE_DPS):
+                    high = [
+                        _mp_eval(body, spec, [a.ravel()[i] for a in inputs], params, n_out, TIE_DPS)[k] for i in near
+                    ]
+                    v[ties], e[ties], z[ties] = round_mpfs(high, fmt, _TIE_TOLERANCE_HIGH)
             r.rounded.ravel()[idx], r.exact.ravel()[idx], r.exact_zero.ravel()[idx] = v, e, z
     if stats is not None:
         stats.n += int(np.prod(shape))

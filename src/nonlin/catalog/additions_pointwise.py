@@ -11,44 +11,29 @@ import torch
 import torch.nn.functional as F
 
 from nonlin.catalog._build import Alias, P, Paper, at, pointwise, props, torch_inplace, torch_names
-from nonlin.catalog.smooth import _gelu_grad, _swish, _swish_grad, signed_sum
+from nonlin.catalog.smooth import (
+    _gelu_grad,
+    _swish,
+    _swish_grad,
+    reciprocal_one_plus_square,
+    reciprocal_square,
+    signed_sum,
+)
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _LOG2 = math.log(2.0)
 
 # ---------------------------------------------------------------------------- shared stable pieces
 
-# Veltkamp's constant for float64: c*v - (c*v - v) keeps the top 26 bits of v.
-_SPLIT = 134217729.0
-
-
-def _split(v):
-    c = _SPLIT * v
-    hi = c - (c - v)
-    return hi, v - hi
-
-
-def _two_prod(m, w, x):
-    """w * x = p + e exactly (Dekker): p the rounded product, e its rounding error. sin(w x) of a large x
-    needs e: sin(p) alone is off by |e cos p| ~ |w x| 2^-53, which near a zero of sin is its whole value. In
-    mpmath the product is exact and e is 0. Beyond |x| = 1e280 the split overflows; there e is dropped."""
-    p = w * x
-    wh, wl = _split(w)
-    xh, xl = _split(x)
-    e = ((wh * xh - p) + wh * xl + wl * xh) + wl * xl
-    ok = m.abs(x) < 1e280
-    return p, m.where(ok, e, m.zeros_like(x))
-
 
 def _sin_scaled(m, x, w):
-    p, e = _two_prod(m, w, x)
-    return m.sin(p) + e * m.cos(p)
+    return m.sin_of_product(x, w)
 
 
 def _sin_cos_scaled(m, x, w):
-    p, e = _two_prod(m, w, x)
-    s, c = m.sin(p), m.cos(p)
-    return s + e * c, c - e * s
+    """sin(w x) and cos(w x) of the exact product (the backends' sin_of_product: sin of the rounded product is
+    off by |w x| 2^-53, beyond |w x| = 2^53 by its whole value)."""
+    return m.sin_of_product(x, w), m.cos_of_product(x, w)
 
 
 def _exp_param(m, v):
@@ -146,7 +131,10 @@ def _snake_beta_grad(m, x, alpha, beta, alpha_logscale, eps):
     a = _exp_param(m, alpha) if alpha_logscale else alpha
     b = _exp_param(m, beta) if alpha_logscale else beta
     s, c = _sin_cos_scaled(m, x, a)
-    return 1.0 + 2.0 * a * s * c / (b + eps)
+    # 1 + 2a s c / (b + eps) = ((b - a + eps) + a (s + c)^2) / (b + eps): the sum cancelled at the derivative's
+    # near-zeros (sin(2ax) = -1 with a ~ b: 784 bf16 ULP); this way both terms are >= 0 wherever a <= b + eps
+    # (the defaults), and b - a is exact there
+    return ((b - a) + eps + a * m.square(s + c)) / (b + eps)
 
 
 def _xielu(m, x, alpha_p, alpha_n, beta, eps):
@@ -174,13 +162,15 @@ def _squareplus_root(m, x, b):
 def _squareplus(m, x, b):
     s, ax, _, _ = _squareplus_root(m, x, b)
     # (x + s)/2 cancels for x < 0; there it equals b / (2 (s + |x|))
-    return m.where(x >= 0, 0.5 * (x + s), b / (2.0 * (s + ax)))
+    # (halves first, exact: x + s and s + |x| overflow near the largest float)
+    return m.where(x >= 0, 0.5 * x + 0.5 * s, (0.25 * b) / (0.5 * s + 0.5 * ax))
 
 
 def _squareplus_grad(m, x, b):
     s, ax, big, xs = _squareplus_root(m, x, b)
     ratio = m.where(big, m.ones_like(x), xs / s)  # x / s for x >= 0
-    return m.where(x >= 0, 0.5 + 0.5 * ratio, b / (2.0 * s * (s + ax)))
+    # b / (2 s (s + |x|)): beyond |x| = 1e154 the denominator overflows where the value is a (subnormal) number
+    return m.where(x >= 0, 0.5 + 0.5 * ratio, b / (2.0 * s) / (s + ax))
 
 
 def _sqrtsoftplus(m, x):
@@ -984,7 +974,7 @@ SPECS = [
         formula=r"\arctan(x)",
         summary="Arctangent.",
         forward=lambda m, x: m.atan(x),
-        derivative=lambda m, x: 1.0 / (1.0 + x * x),
+        derivative=lambda m, x: reciprocal_one_plus_square(m, m.abs(x)),
         aliases=("atan",),
         properties=props("zero_at_zero", "monotonic", "bounded_below", "bounded_above", "odd", "smooth"),
         source="standard",
@@ -1265,7 +1255,7 @@ SPECS += [
         formula=r"\frac{1}{2}\frac{x}{1 + |x|} + \frac{1}{2}",
         summary="Elliott sigmoid: the algebraic sigmoid softsign(x)/2 + 1/2 (no cancellation as x -> -inf).",
         forward=_elliott,
-        derivative=lambda m, x: 0.5 / m.square(1.0 + m.abs(x)),
+        derivative=lambda m, x: 0.5 * reciprocal_square(m, m.abs(x), 1.0),
         aliases=("elliott_sigmoid",),
         properties=props("monotonic", "bounded_below", "bounded_above", "nonnegative", "smooth"),
         paper=Paper("A better activation function for artificial neural networks", "ISR TR 93-8, U. Maryland", 1993),

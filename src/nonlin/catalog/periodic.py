@@ -5,6 +5,12 @@ from __future__ import annotations
 import torch
 
 from nonlin.catalog._build import P, Paper, pointwise, props
+from nonlin.catalog.additions_pointwise import _sin_cos_scaled, _sin_scaled
+
+
+def _sum(pair):
+    return pair[0] + pair[1]
+
 
 SPECS = [
     pointwise(
@@ -12,12 +18,14 @@ SPECS = [
         family="periodic",
         formula=r"x + \sin^2(a x) / a",
         summary="Snake: a periodic inductive bias with a monotone trend.",
-        forward=lambda m, x, a: x + m.square(m.sin(a * x)) / a,
+        forward=lambda m, x, a: x + m.square(_sin_scaled(m, x, a)) / a,
         # 1 + 2 sin cos = (sin + cos)^2, squared rather than summed: 1 + 2 sin cos cancels at the derivative's
         # double zeros (sin(2ax) = -1), where its rounding is absolute (bf16 inputs, computed in float32: 801 ULP
         # at x = -2.1e17); the square keeps its error relative. Not sin(2ax): 2ax overflows near the top of the
         # half types' range, ax does not.
-        derivative=lambda m, x, a: m.square(m.sin(a * x) + m.cos(a * x)),
+        # sin and cos of the exact product a x (additions_pointwise._sin_cos_exact_product): of the rounded one
+        # they are off by |a x| 2^-53, which beyond |a x| = 2^53 is their whole value
+        derivative=lambda m, x, a: m.square(_sum(_sin_cos_scaled(m, x, a))),
         params=(
             P(
                 "a",

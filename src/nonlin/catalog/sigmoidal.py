@@ -8,6 +8,7 @@ import torch
 import torch.nn.functional as F
 
 from nonlin.catalog._build import P, Paper, pointwise, props, torch_names
+from nonlin.catalog.smooth import reciprocal_square
 
 
 def _softsign(m, x):
@@ -73,7 +74,7 @@ SPECS = [
         formula=r"x / (1 + |x|)",
         summary="Softsign.",
         forward=_softsign,
-        derivative=lambda m, x: 1.0 / m.square(1.0 + m.abs(x)),
+        derivative=lambda m, x: reciprocal_square(m, m.abs(x), 1.0),
         aliases=("Softsign", "soft_sign"),  # soft_sign: JAX
         breakpoints=lambda **_: (0.0,),  # f' = 1/(1+|x|)^2 has a kink at 0
         properties=props("zero_at_zero", "monotonic", "bounded_below", "bounded_above", "odd", "smooth"),

@@ -100,6 +100,25 @@ def signed_sum(m, a, t):
     return m.where((y == 0) & (t == 0), t, y)
 
 
+# |x| beyond which a square in a denominator is taken as the square of a reciprocal: x^2 overflows float64 at
+# 1.3e154 and float32 at 1.8e19 where 1 / x^2 is still a (subnormal) number; 2^60 is below both.
+_SQUARE_OVERFLOWS = 2.0**60
+
+
+def reciprocal_square(m, ax, c: float):
+    """1 / (c + ax)^2 for ax = |x|: one rounding of the square and one of the quotient, and where the square
+    would overflow, the square of the reciprocal (its value a subnormal number or 0 as the reference says)."""
+    far = ax > _SQUARE_OVERFLOWS
+    return m.where(far, m.square(1.0 / (c + ax)), 1.0 / m.square(c + m.where(far, m.zeros_like(ax), ax)))
+
+
+def reciprocal_one_plus_square(m, ax):
+    """1 / (1 + x^2) for ax = |x|, without overflowing x^2 (see reciprocal_square)."""
+    far = ax > _SQUARE_OVERFLOWS
+    near = m.where(far, m.zeros_like(ax), ax)
+    return m.where(far, m.square(1.0 / ax), 1.0 / (1.0 + near * near))
+
+
 def _gelu_grad(m, x):
     # Phi(x) + x phi(x) as one primitive: float32 inputs need a form without its cancellation at x = -0.7518
     # (nonlin.ops.torch_compiled.gelu_grad_float32); the backends keep the signed zero of the left tail.
@@ -355,8 +374,9 @@ SPECS = [
         family="smooth",
         formula=r"(\alpha + \tanh(\beta x))\,\gamma x",
         summary="APTx: a cheaper mish-like unit.",
-        # alpha + tanh(u) = (alpha - 1) + 2 sigmoid(2u): exact, and no cancellation for alpha = 1.
-        forward=lambda m, x, alpha, beta, gamma: gamma * m.gated(x, (alpha - 1.0) + 2.0 * m.sigmoid(2.0 * beta * x)),
+        # alpha + tanh(u) = (alpha - 1) + 2 sigmoid(2u): exact, and no cancellation for alpha = 1. gamma x first:
+        # x (alpha + tanh) overflows for x near the largest float where gamma x (alpha + tanh) does not.
+        forward=lambda m, x, alpha, beta, gamma: m.gated(gamma * x, (alpha - 1.0) + 2.0 * m.sigmoid(2.0 * beta * x)),
         derivative=lambda m, x, alpha, beta, gamma: (
             gamma * signed_sum(m, (alpha - 1.0) + 2.0 * m.sigmoid(2.0 * beta * x), m.gated(beta * x, m.sech2(beta * x)))
         ),

@@ -60,6 +60,8 @@ PRIMITIVES: dict[str, int] = {
     "gated": 2,
     "swish": 2,
     "swish_grad": 2,
+    "sin_of_product": 2,
+    "cos_of_product": 2,
     "keep": 2,
     "full_like": 2,
     "zeros_like": 1,
@@ -384,6 +386,10 @@ def _local(m: TraceOps, n: Sym, a: Any) -> tuple[Any, ...]:
         s, r = m.sigmoid(bx), m.sigmoid(-bx)
         h = m.gated(2.0 + bx * (r - s), s * r)
         return a * b * h, (a * x * h if isinstance(b, Sym) else None)
+    if op in ("sin_of_product", "cos_of_product"):  # sin(w x), cos(w x): d/dx = w (cos, -sin), d/dw = x (...)
+        w = args[1]
+        d = m.cos_of_product(x, w) if op == "sin_of_product" else -m.sin_of_product(x, w)
+        return a * w * d, (a * x * d if isinstance(w, Sym) else None)
     if op == "keep":
         return None, m.where(args[0], a, 0.0)
     raise TraceError(f"no derivative rule for {op!r}")

@@ -181,6 +181,14 @@ class MpmathOps:
         return MpmathOps.gated(1 + MpmathOps.gated(bx, MpmathOps.sigmoid(-bx)), MpmathOps.sigmoid(bx))
 
     @staticmethod
+    def sin_of_product(x, w):
+        return mpmath.sin(w * x)  # the working precision holds a product of two floats exactly
+
+    @staticmethod
+    def cos_of_product(x, w):
+        return mpmath.cos(w * x)
+
+    @staticmethod
     def keep(cond, x):
         return x if cond else mpmath.mpf(0)
 

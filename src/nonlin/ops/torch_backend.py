@@ -10,6 +10,151 @@ _SQRT2 = math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
 
+# Dekker's two-product without an FMA: Veltkamp's c v - (c v - v) keeps the top half of v's bits, c = 2^s + 1
+# (float64: s = 27, halves of 26 and 27 bits; float32: s = 12). From `limit` on c v would overflow: v is
+# split scaled by 2^-shift (exact). `product_limit`: |a b| below which no partial product overflows (each is
+# within a factor 1 + 2^-11 of |a b|).
+_SPLITTERS = {
+    torch.float64: (134217729.0, 2.0**990, 32, float(torch.finfo(torch.float64).max) * (1 - 2.0**-10)),
+    torch.float32: (4097.0, 2.0**110, 16, float(torch.finfo(torch.float32).max) * (1 - 2.0**-10)),
+}
+
+
+def _split_float(v: float, bits: int) -> tuple[float, float]:
+    """Python float v = hi + lo exactly, hi with at most `bits` significant bits (pure Python: constants while
+    dynamo traces)."""
+    if v == 0.0 or not math.isfinite(v):
+        return v, 0.0
+    m, e = math.frexp(v)
+    hi = math.ldexp(math.trunc(m * 2.0**bits), e - bits)
+    return hi, v - hi
+
+
+def _round_to_float32(v: float) -> float:
+    """Python float v rounded to float32 (nearest, ties to even; normal range)."""
+    if v == 0.0 or not math.isfinite(v):
+        return v
+    m, e = math.frexp(v)
+    return math.ldexp(round(m * 2.0**24), e - 24)
+
+
+def _split_tensor(v, c: float, limit: float, shift: int):
+    big = torch.abs(v) >= limit
+    vs = torch.where(big, v * 2.0**-shift, v)
+    t = vs * c
+    hi = t - (t - vs)
+    scale = torch.where(big, 2.0**shift, 1.0)
+    return hi * scale, (vs - hi) * scale
+
+
+def mul_error(a, b):
+    """a b - fl(a b) for a float64 or float32 tensor b and a Python float or tensor a: exact where a and b
+    are floats of b's dtype (Dekker's two-product: no FMA on every CPU), to that dtype's precision where a
+    is a Python float with more bits (its residual a - fl(a) contributes its own product). 0 where the
+    product is not finite or a partial product would overflow (within 2^-10 of the dtype's largest float)."""
+    c, limit, shift, product_limit = _SPLITTERS.get(b.dtype, _SPLITTERS[torch.float64])
+    bh, bl = _split_tensor(b, c, limit, shift)
+    residual = 0.0
+    if isinstance(a, int | float):
+        a_rounded = float(a) if b.dtype == torch.float64 else _round_to_float32(float(a))
+        ah, al = _split_float(a_rounded, 26 if b.dtype == torch.float64 else 12)
+        residual = float(a) - a_rounded  # 0 in float64; a's bits past float32's otherwise
+    else:
+        a_rounded = a
+        ah, al = _split_tensor(a, c, limit, shift)
+    p = a_rounded * b
+    ok = torch.abs(p) < product_limit  # also False for inf and NaN, whose split is NaN
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    if residual:
+        e = e + residual * b
+    return torch.where(ok, e, torch.zeros_like(e))
+
+
+def _toward_zero_where_equal(s, p):
+    return torch.where((s == p) & (p != 0), torch.nextafter(s, torch.zeros_like(s)), s)
+
+
+_PRECISION_BITS = {torch.float64: 53, torch.float32: 24, torch.float16: 11, torch.bfloat16: 8}
+
+
+def _significant_bits(v: float) -> int:
+    m, _ = math.frexp(abs(v))
+    n = 0
+    while m != math.floor(m):
+        m *= 2.0
+        n += 1
+    return max(n, 1)
+
+
+# sin(e) and cos(e) of a product's rounding error e by Taylor's series where |e| <= 1/16 (the next terms,
+# e^9/9! and e^10/10!, are below 2^-55), by the functions beyond (only where |w x| > 2^49 in float64)
+_SIN_SMALL = (1.0, -1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0)
+_COS_SMALL = (1.0, -0.5, 1.0 / 24.0, -1.0 / 720.0, 1.0 / 40320.0)
+_SMALL_ERROR = 1.0 / 16.0
+# Beyond the largest float w x itself overflows: there sin(w x) is sin(2^5 t) of t = (w / 2^5) x, by five
+# double-angle steps (each doubles the absolute error: ~2^-48 of float64, 2^-19 of float32, in those lanes)
+_DOUBLINGS = 5
+
+
+def _poly(t, coefficients):
+    acc = torch.full_like(t, coefficients[-1])
+    for c in reversed(coefficients[:-1]):
+        acc = acc * t + c
+    return acc
+
+
+def sin_cos_of_product(x, w, io_dtype: torch.dtype | None, want: str, narrower_output: bool = False):
+    """sin(w x) (`want` "sin") or cos(w x) ("cos") of the exact product, x a float64 or float32 tensor.
+
+    The rounded p = w x is off by e = w x - p, |e| <= ulp(p)/2: sin(p) alone is off by |e cos p| ~ |w x| 2^-53,
+    which near a zero of sin is its whole value, and beyond |w x| = 2^53 |e| exceeds 1, so no first-order
+    correction is left: sin(p + e) = sin p cos e + cos p sin e. `io_dtype`, the dtype x was converted from
+    (None: unknown), lets a constant w skip what cannot happen: the product is exact when w's and the input's
+    significant bits fit in x's dtype (siren's w = 30 on float32 or half inputs), and it cannot overflow when
+    |w| times the input dtype's largest float is below x's.
+
+    `narrower_output`: the result is rounded again to a narrower dtype (half inputs computed in float32). Where
+    sin(p) of an exact p rounds to p itself (|p| < ~2^-12), the true sine is strictly between p and its
+    neighbour toward zero, and a 12-bit product rounded to 8 bits lands on a midpoint (siren's 30 x: 0.7% of
+    bf16 inputs misrounded by ties to even); the neighbour rounds the right way."""
+    compute_max = float(torch.finfo(x.dtype).max)
+    constant = isinstance(w, int | float)
+    io_bits = _PRECISION_BITS[io_dtype if io_dtype is not None else x.dtype]
+    exact = constant and _significant_bits(float(w)) + io_bits <= _PRECISION_BITS[x.dtype]
+    can_overflow = not (constant and io_dtype is not None and abs(w) * float(torch.finfo(io_dtype).max) < compute_max)
+    p = w * x
+    w_scaled = w * 2.0**-_DOUBLINGS
+    if can_overflow:
+        over = torch.abs(p) > compute_max  # w x overflowed (x finite), or x is infinite (sin stays NaN)
+        p = torch.where(over, w_scaled * x, p)
+    if exact and not can_overflow:
+        if want == "cos":
+            return torch.cos(p)
+        s = torch.sin(p)
+        return _toward_zero_where_equal(s, p) if narrower_output else s
+    sp, cp = torch.sin(p), torch.cos(p)
+    if exact:
+        s, c = sp, cp
+    else:
+        e = mul_error(w, x)
+        if can_overflow:
+            e = torch.where(over, mul_error(w_scaled, x), e)
+        small = torch.abs(e) <= _SMALL_ERROR
+        es = torch.where(small, e, torch.zeros_like(e))
+        e2 = es * es
+        sin_e = torch.where(small, es * _poly(e2, _SIN_SMALL), torch.sin(e))
+        cos_e = torch.where(small, _poly(e2, _COS_SMALL), torch.cos(e))
+        s, c = sp * cos_e + cp * sin_e, cp * cos_e - sp * sin_e
+    if exact and narrower_output and want == "sin":
+        s = _toward_zero_where_equal(s, p)
+    if can_overflow:
+        s2, c2 = s, c
+        for _ in range(_DOUBLINGS):
+            s2, c2 = 2.0 * s2 * c2, (c2 - s2) * (c2 + s2)
+        s, c = torch.where(over, s2, s), torch.where(over, c2, c)
+    return s if want == "sin" else c
+
+
 def _compiling_on_cpu(x) -> bool:
     return torch.compiler.is_compiling() and isinstance(x, torch.Tensor) and x.device.type == "cpu"
 
@@ -209,6 +354,16 @@ class TorchOps:
         the true (negative) value (see catalog.smooth._swish_grad); torch_compiled.silu_grad_float32 for beta = 1."""
         bx = beta * x
         return TorchOps.gated(1.0 + TorchOps.gated(bx, TorchOps.sigmoid(-bx)), TorchOps.sigmoid(bx))
+
+    @staticmethod
+    def sin_of_product(x, w):
+        """sin(w x) of the exact product of x and w (a Python float or a tensor): see `sin_cos_of_product`."""
+        return sin_cos_of_product(x, w, None, "sin")
+
+    @staticmethod
+    def cos_of_product(x, w):
+        """cos(w x) of the exact product (see `sin_cos_of_product`)."""
+        return sin_cos_of_product(x, w, None, "cos")
 
     @staticmethod
     def keep(cond, x):

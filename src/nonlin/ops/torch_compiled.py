@@ -30,7 +30,7 @@ import math
 
 import torch
 
-from nonlin.ops.torch_backend import _INV_SQRT_2PI, TorchOps, _sech2_from_float32_exp
+from nonlin.ops.torch_backend import _INV_SQRT_2PI, TorchOps, _sech2_from_float32_exp, sin_cos_of_product
 
 # Cephes' erfc (ndtr.c, as in scipy and ATen's scalar calc_erfc): erfc(x) = e^{-x^2} P(x)/Q(x) on [1, 8),
 # e^{-x^2} R(x)/S(x) from 8, 1 - x T(x^2)/U(x^2) below 1; 5.7e-14 peak relative error. Q, S, U have a
@@ -504,6 +504,15 @@ def silu_grad_float32(x):
 
 class CompiledTorchOps(TorchOps):
     name = "torch-compiled"
+    # the dtype of the inputs this namespace's functions were generated for (their tensors arrive converted to
+    # the compute dtype): sin_of_product skips what that dtype rules out
+    io_dtype: torch.dtype = torch.float64
+
+    def sin_of_product(self, x, w):
+        return sin_cos_of_product(x, w, self.io_dtype, "sin")
+
+    def cos_of_product(self, x, w):
+        return sin_cos_of_product(x, w, self.io_dtype, "cos")
 
     @staticmethod
     def expm1(x):
@@ -568,6 +577,8 @@ class NarrowCompiledTorchOps(CompiledTorchOps):
     of a float32 ULP), tanh as `tanh_float64_narrow` (one exp). Computed in float32 (the entries `nonlin.kernels.precision` lists): Phi and phi in
     float32 arithmetic assembled in float64 (`norm_cdf_float32(x, wide=True)`), float64 results that the
     caller's product and the output cast round once."""
+
+    io_dtype = torch.float32
 
     name = "torch-compiled-narrow"
 
@@ -652,6 +663,9 @@ class HalfCompiledTorchOps(NarrowCompiledTorchOps):
 
     name = "torch-compiled-half"
 
+    def sin_of_product(self, x, w):
+        return sin_cos_of_product(x, w, self.io_dtype, "sin", narrower_output=x.dtype == torch.float32)
+
     @staticmethod
     def erfc(x):
         return erfc_float32(x) if x.dtype == torch.float32 else NarrowCompiledTorchOps.erfc(x)
@@ -681,7 +695,13 @@ class HalfCompiledTorchOps(NarrowCompiledTorchOps):
         return torch.cos(x)
 
 
-HALF_COMPILED_TORCH = HalfCompiledTorchOps()
+def _for_inputs(ops: CompiledTorchOps, io_dtype: torch.dtype) -> CompiledTorchOps:
+    ops.io_dtype = io_dtype
+    return ops
+
+
+HALF_COMPILED_TORCH = _for_inputs(HalfCompiledTorchOps(), torch.bfloat16)
+FLOAT16_COMPILED_TORCH = _for_inputs(HalfCompiledTorchOps(), torch.float16)
 
 
 class HalfCancellingSinCompiledTorchOps(HalfCompiledTorchOps):
@@ -694,7 +714,8 @@ class HalfCancellingSinCompiledTorchOps(HalfCompiledTorchOps):
     cos = staticmethod(CompiledTorchOps.cos)
 
 
-HALF_FLOAT64_SINCOS_COMPILED_TORCH = HalfCancellingSinCompiledTorchOps()
+HALF_FLOAT64_SINCOS_COMPILED_TORCH = _for_inputs(HalfCancellingSinCompiledTorchOps(), torch.bfloat16)
+FLOAT16_FLOAT64_SINCOS_COMPILED_TORCH = _for_inputs(HalfCancellingSinCompiledTorchOps(), torch.float16)
 HALF_FLOAT64_SINCOS_ENTRIES = frozenset({"snake", "snake_beta"})
 
 
@@ -707,4 +728,6 @@ def ops_for(io_dtype: torch.dtype, entry: str | None = None) -> CompiledTorchOps
         if entry in FLOAT32_SWISH_ENTRIES:
             return FLOAT32_SWISH_COMPILED_TORCH
         return FLOAT32_COMPILED_TORCH if entry in FLOAT32_SIGMOID_ENTRIES else NARROW_COMPILED_TORCH
+    if io_dtype == torch.float16:
+        return FLOAT16_FLOAT64_SINCOS_COMPILED_TORCH if entry in HALF_FLOAT64_SINCOS_ENTRIES else FLOAT16_COMPILED_TORCH
     return HALF_FLOAT64_SINCOS_COMPILED_TORCH if entry in HALF_FLOAT64_SINCOS_ENTRIES else HALF_COMPILED_TORCH

@@ -263,6 +263,24 @@ def swish_grad(x, beta):
 
 
 @triton.jit
+def sin_of_product(x, w):
+    """sin(w x) of the exact product: p = w x rounded, e = w x - p by the FMA (the interpreter's fma is not
+    fused: e = 0 there), sin(p + e) = sin p cos e + cos p sin e (TorchOps.sin_of_product). A product beyond
+    the compute dtype's largest float is inf (sin: NaN)."""
+    p = w * x
+    e = tl.fma(tl.zeros_like(p) + w, x, -p)
+    return libdevice.sin(p) * libdevice.cos(e) + libdevice.cos(p) * libdevice.sin(e)
+
+
+@triton.jit
+def cos_of_product(x, w):
+    """cos(w x) of the exact product (see sin_of_product)."""
+    p = w * x
+    e = tl.fma(tl.zeros_like(p) + w, x, -p)
+    return libdevice.cos(p) * libdevice.cos(e) - libdevice.sin(p) * libdevice.sin(e)
+
+
+@triton.jit
 def keep(cond, x):
     """x where cond, else 0; NaN in x stays NaN and -inf outside cond gives 0 (not -inf * 0)."""
     return tl.where(cond | (x != x), x, tl.zeros_like(x))
@@ -374,6 +392,8 @@ for _name in [
     "gated",
     "swish",
     "swish_grad",
+    "sin_of_product",
+    "cos_of_product",
     "keep",
     "full_like",
     "zeros_like",
