@@ -25,8 +25,8 @@ NORMALIZERS = nonlin.names("normalizer")
 # a pointwise entry is refused only when its curvature is finer than the convexity grid (curve.check_resolution)
 RELAXED_POINTWISE = [n for n in POINTWISE if n not in UNRELAXABLE]
 # Relaxations the interval-arithmetic prover cannot yet prove (strict: proving one fails until it leaves the
-# list). Empty now: siren and snake_beta are proved since the prover evaluates their exact product w x in real
-# arithmetic (verify_prover.real_arithmetic), exponential and symexp since verify bounds overflowing intervals
+# list). Empty now: siren and snake_beta are proved since the interval backend's sin_of_product is sin of the
+# product's enclosure (real arithmetic), exponential and symexp since verify bounds overflowing intervals
 # by constants at the exact range's end.
 NOT_PROVED: dict[str, str] = {}
 

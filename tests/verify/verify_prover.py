@@ -13,34 +13,9 @@ across such a gap, 2^22 times less than the margin every bound of nonlin.verify 
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 
-import nonlin.catalog.additions_pointwise as _pointwise_bodies
 from nonlin.accuracy.interval import Interval, IntervalOps
-
-_dekker_two_prod = _pointwise_bodies._two_prod
-
-
-def _real_two_prod(m, w, x):
-    """_two_prod's value in real arithmetic: p = w x exactly and e = 0 (the Veltkamp split is an identity in
-    the reals: hi = c - (c - v) = v, lo = 0). On intervals the float formula for e suffers the dependency
-    problem (c = 2^27 v: c - (c - v) is 2^28 times wider than v, so sin(30 x) on a 1e-9 box came out as
-    +-16); an enclosure of the product is what the real function needs, and that is what this gives."""
-    if isinstance(x, Interval):
-        return w * x, m.zeros_like(x)
-    return _dekker_two_prod(m, w, x)
-
-
-@contextlib.contextmanager
-def real_arithmetic():
-    """Evaluate the catalog's float tricks by their real-arithmetic value on intervals (see _real_two_prod)."""
-    _pointwise_bodies._two_prod = _real_two_prod
-    try:
-        yield
-    finally:
-        _pointwise_bodies._two_prod = _dekker_two_prod
 
 
 def _enclose(body, dbody, params, lo, hi, a, b, upper: bool):
@@ -116,8 +91,7 @@ def prove(body, dbody, params, xl, xu, a, b, upper: bool, breakpoints=(), rounds
     lo, hi, idx = presplit(xl.astype(np.float64), xu.astype(np.float64), idx, breakpoints)
     violated: set[int] = set()
     open_boxes: list[int] = []
-    with real_arithmetic():
-        _branch_and_bound(body, dbody, params, lo, hi, idx, a, b, upper, rounds, max_boxes, violated, open_boxes)
+    _branch_and_bound(body, dbody, params, lo, hi, idx, a, b, upper, rounds, max_boxes, violated, open_boxes)
     unproved = set(open_boxes) - violated
     return sorted(violated), sorted(unproved)
 
