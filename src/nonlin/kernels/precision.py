@@ -14,7 +14,7 @@ every entry of the catalog, each pass, on each run (CPU functions and Triton ker
 under every ISA its CPU can run (.ci/isa_matrix.py); it fails if a listed entry comes closer to its goal
 than MARGIN or an unlisted one clears it by twice MARGIN, so the lists cannot silently go stale when a
 formula or a backend changes, and an entry within the band between keeps float64 on every machine. The
-others (silu, mish, swiglu, ...: a rounded argument is amplified by the function's
+others (swiglu, tanhexp, ...: a rounded argument is amplified by the function's
 condition number in the tails, or a derivative cancels near its zero) keep float64 math, and so do selu's and xatlu's
 forwards (1.77 and 1.85 ULP: inside the goal, not by the margin).
 

@@ -542,7 +542,7 @@ def mish_float32(x):
     g1 = (((nh - qp) - qe) + (nl - q * dl)) / dh  # g = N / D = q + g1, the remainder exact
     xs = xc * scale  # x 2^(k + 64), exact: |xs| < 2^85, and normal for subnormal x, so x g's error terms are too
     p, pe = _two_prod(xs, q)
-    y = (p + (pe + xs * g1)) * _TWO_M64  # x g 2^k, rounded once
+    y = torch.copysign((p + (pe + xs * g1)) * _TWO_M64, xc)  # x g 2^k, rounded once; -0 stays -0
     y = torch.where(x > _MISH_HIGH, x, y)  # +inf included
     return torch.where(x != x, x, y)
 
