@@ -505,13 +505,14 @@ def silu_grad_float32(x):
 # --- mish in float32 arithmetic (float32 inputs computing in float32) ---
 # mish(x) = x tanh(softplus(x)) = x n / (n + 2), n = t (t + 2), t = e^x: one quotient of positive terms, so the
 # only amplified error is e^x's, by at most 1 (d log(n / (n + 2)) / d log t <= 1), and x itself is exact. With
-# t = 2^k e, e = eh + el the reduction of `exp_neg_float32` (exact argument, k of either sign: x in [-106, 12]),
+# t = 2^k e, e = eh + el the reduction of `exp_neg_float32` (exact argument, k of either sign: x in [-110.4, 12]),
 #   mish(x) = [x g] 2^k,  g = e (t + 2) / (2 + 2^k e (t + 2)),
 # g of order 1 for every x (2^-k e (...) for k > 0), its numerator and denominator carried as hi + lo (TwoSum,
 # Dekker's products with Veltkamp's split), the quotient corrected by its exact remainder, x g an exact product,
 # and 2^k applied last as 2^(k + 64) 2^-64: one rounding, also into the subnormal range of the left tail
-# (mish(x) ~ x e^x, below 2^-126 from x = -82.6; the float32 product x * e^x rounds e^x first: 52 ULP there).
-# Beyond x = 12, 2 e^-2x < 2^-33 and mish(x) rounds to x. Only +, -, *, /, round, clamp, where and exp2 of
+# (mish(x) ~ x e^x, below 2^-126 from x = -91.86; the float32 composition x tanh(softplus(x)) rounds the subnormal
+# gate first: 154 ULP at x = -102.9).
+# Beyond x = 12, 1 - tanh(softplus(x)) = 2 / (n + 2) < 2^-33 and mish(x) rounds to x. Only +, -, *, /, round, clamp, where and exp2 of
 # integers: the same bits on every ISA.
 _MISH_HIGH = 12.0
 _MISH_LOW = -(_swish_zero_from(1.0) + 1.0)  # mish(x) ~ x e^x as silu's x sigma(x): below, |mish(x)| < 2^-151
@@ -525,7 +526,7 @@ def _two_sum(a, b):
 
 
 def mish_float32(x):
-    """mish(x) for float32 x (see the block comment); -0 for x below -106 and -inf (x's signed zero, as
+    """mish(x) for float32 x (see the block comment); -0 for x below -110.4 and -inf (x's signed zero, as
     `TorchOps.gated`); +inf stays +inf, NaN stays NaN."""
     xc = torch.clamp(x, _MISH_LOW, _MISH_HIGH)
     eh, el, scale = exp_neg_float32(xc, floor=_MISH_LOW)  # e^xc = (eh + el) 2^k; valid for z <= 12 too
@@ -741,7 +742,7 @@ class MishFloat32CompiledTorchOps(NarrowCompiledTorchOps):
 
 FLOAT32_MISH_COMPILED_TORCH = MishFloat32CompiledTorchOps()
 # Entries whose float32 forward meets its goal (kernels/precision.py) only with mish_float32: the float32
-# composition x * tanh(softplus(x)) is 52 ULP where the gate is subnormal (x < -87.3).
+# composition x * tanh(softplus(x)) is 154 ULP where the gate is subnormal (x = -102.9).
 FLOAT32_MISH_ENTRIES = frozenset({"mish"})
 
 
