@@ -133,7 +133,7 @@ def mish_grad_formula(m, x):
 def _mish(m, x):
     # One primitive, so that a namespace can give float32 inputs their own form (nonlin.ops.torch_compiled's
     # mish_float32: one rounding of x n / (n + 2), n = e^x (e^x + 2)) and float32 inputs computing in float64 one
-    # exp instead of three (mish_float64_narrow)
+    # exp where the formula calls three functions (mish_float64_narrow)
     return m.mish(x)
 
 
