@@ -36,7 +36,10 @@ pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning")]
 SLACK = 3.0
 UNARY = ("exp", "expm1", "log", "log1p", "sqrt", "sin", "cos", "tanh", "atan", "erf", "erfc", "sigmoid", "softplus",
          "log_sigmoid", "sech2", "norm_cdf", "norm_pdf", "sinpi", "cospi", "erfcx", "gelu_grad", "gelu_tanh",
-         "gelu_tanh_grad")  # fmt: skip
+         "gelu_tanh_grad", "mish")  # fmt: skip
+# Not mish_grad: its float64 formula cancels near x = -1.74 (tanh(sp) against x sech^2(sp) sigma(x), by ~7x), where
+# the compiled ISA functions' 1 ULP each make 4.47 float64 ULP (eager ATen: 0.47): a property of the composite,
+# not of compiling a primitive (measured on this sample; float32 and half outputs never see it).
 POSITIVE = {"log", "sqrt"}  # sampled on |x|; log1p on x > -1
 EXPONENTS = (2.0, 3.0, 2.5)  # pow: the integer powers rational uses and a fractional relu_pow
 

@@ -517,6 +517,16 @@ class IntervalOps:
 
         return gelu_tanh_grad_formula(self, self._w(x))
 
+    def mish(self, x):
+        from nonlin.catalog.smooth import mish_formula
+
+        return mish_formula(self, self._w(x))
+
+    def mish_grad(self, x):
+        from nonlin.catalog.smooth import mish_grad_formula
+
+        return mish_grad_formula(self, self._w(x))
+
     def gelu_grad(self, x):  # Phi(x) + x phi(x), the sum of the two enclosures (rigorous, not tight)
         x = self._w(x)
         return self.norm_cdf(x) + self.gated(x, self.norm_pdf(x))

@@ -137,15 +137,27 @@ def _golu_grad(m, x, alpha, beta, gamma):
     return alpha * signed_sum(m, g, m.gated(x, tail))
 
 
-def _mish(m, x):
+def mish_formula(m, x):
+    """x tanh(softplus(x)): the body of the primitives m.mish of the torch, mpmath and interval backends."""
     z, scale = _tail_shift(m, x)  # tanh(softplus(z)) = e^z (1 + O(e^z)) below -700, as sigmoid
     return _scaled(m.gated(x, m.tanh(m.softplus(z))), scale)
 
 
-def _mish_grad(m, x):
+def mish_grad_formula(m, x):
     z, scale = _tail_shift(m, x)  # below -700: e^x + x e^x, both terms scaled alike
     sp = m.softplus(z)
     return _scaled(signed_sum(m, m.tanh(sp), m.gated(x, m.sech2(sp) * m.sigmoid(z))), scale)
+
+
+def _mish(m, x):
+    # One primitive, so that a namespace can give float32 inputs their own form (nonlin.ops.torch_compiled's
+    # mish_float32: one rounding of x n / (n + 2), n = e^x (e^x + 2)) and float32 inputs computing in float64 one
+    # exp where the formula calls three functions (mish_float64_narrow)
+    return m.mish(x)
+
+
+def _mish_grad(m, x):
+    return m.mish_grad(x)
 
 
 def _xgate(m, x, g, alpha):

@@ -53,6 +53,8 @@ PRIMITIVES: dict[str, int] = {
     "gelu_grad": 1,
     "gelu_tanh": 1,
     "gelu_tanh_grad": 1,
+    "mish": 1,
+    "mish_grad": 1,
     "where": 3,
     "maximum": 2,
     "minimum": 2,
@@ -303,6 +305,13 @@ def adjoints(graph: Graph, output: Any, seed: Sym, wrt: Sequence[Sym]) -> list[A
     return [adj.get(w.index, 0.0) for w in wrt]
 
 
+def _mish_second(m, x):
+    """d^2/dx^2 x tanh(sp), sp = softplus(x): S s (2 + x (1 - s - 2 T s)), T = tanh(sp), S = sech^2(sp), s = sigma(x)."""
+    sp = m.softplus(x)
+    s = m.sigmoid(x)
+    return m.sech2(sp) * s * (2.0 + x * (1.0 - s - 2.0 * m.tanh(sp) * s))
+
+
 def _gelu_tanh_second(m, x):
     """d^2/dx^2 x sigma(u), u = c (x + 0.044715 x^3): s sn (2u' + x u'' + x u'^2 (sn - s)), s = sigma(u), sn = 1 - s."""
     c = 2.0 * math.sqrt(2.0 / math.pi)
@@ -353,6 +362,8 @@ def _local(m: TraceOps, n: Sym, a: Any) -> tuple[Any, ...]:
         "gelu_grad": lambda: a * (2.0 - x * x) * m.norm_pdf(x),
         "gelu_tanh": lambda: a * m.gelu_tanh_grad(x),
         "gelu_tanh_grad": lambda: a * _gelu_tanh_second(m, x),
+        "mish": lambda: a * m.mish_grad(x),
+        "mish_grad": lambda: a * _mish_second(m, x),
     }
     if op in simple:
         return (simple[op](),)

@@ -144,6 +144,18 @@ class MpmathOps:
         return gelu_tanh_grad_formula(MPMATH, x)
 
     @staticmethod
+    def mish(x):
+        from nonlin.catalog.smooth import mish_formula
+
+        return mish_formula(MPMATH, x)
+
+    @staticmethod
+    def mish_grad(x):
+        from nonlin.catalog.smooth import mish_grad_formula
+
+        return mish_grad_formula(MPMATH, x)
+
+    @staticmethod
     def gelu_grad(x):
         return MpmathOps.norm_cdf(x) + MpmathOps.gated(x, MpmathOps.norm_pdf(x))
 

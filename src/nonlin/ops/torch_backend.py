@@ -301,6 +301,18 @@ class TorchOps:
 
         return gelu_tanh_grad_formula(self, x)
 
+    def mish(self, x):
+        """x tanh(softplus(x)), gated (nonlin.catalog.smooth's formula); torch_compiled.mish_float32 for float32."""
+        from nonlin.catalog.smooth import mish_formula
+
+        return mish_formula(self, x)
+
+    def mish_grad(self, x):
+        """tanh(sp) + x sech^2(sp) sigma(x), sp = softplus(x), the zero of the left tail signed (the formula's)."""
+        from nonlin.catalog.smooth import mish_grad_formula
+
+        return mish_grad_formula(self, x)
+
     def gelu_grad(self, x):
         """Phi(x) + x phi(x), the derivative of x Phi(x). Where both terms underflow (x < -38 in float64) the
         sum is +0 + -0 = +0 while the true value is negative: the signed zero of the x phi(x) term is kept."""

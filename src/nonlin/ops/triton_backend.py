@@ -331,6 +331,23 @@ def gelu_grad(x):
     return tl.where((y == 0) & (t == 0), t, y)
 
 
+@triton.jit
+def mish(x):
+    """x tanh(softplus(x)), gated (nonlin.catalog.smooth.mish_formula, no tail shift)."""
+    g = tanh(softplus(x))
+    return tl.where(g == 0, tl.zeros_like(x * g), x * g)
+
+
+@triton.jit
+def mish_grad(x):
+    """tanh(sp) + x sech^2(sp) sigma(x), the second term gated and its zero kept (nonlin.catalog.smooth.mish_grad_formula)."""
+    sp = softplus(x)
+    g = sech2(sp) * sigmoid(x)
+    t = tl.where(g == 0, tl.zeros_like(x * g), x * g)
+    y = tanh(sp) + t
+    return tl.where((y == 0) & (t == 0), t, y)
+
+
 # --- storage ---
 
 
@@ -384,6 +401,8 @@ for _name in [
     "gelu_grad",
     "gelu_tanh",
     "gelu_tanh_grad",
+    "mish",
+    "mish_grad",
     "where",
     "maximum",
     "minimum",
