@@ -744,8 +744,10 @@ FLOAT32_SIGMOID_ENTRIES = frozenset({"sigmoid"})
 
 class SwishFloat32CompiledTorchOps(NarrowCompiledTorchOps):
     """The compiled namespace for float32 inputs of the entries in `FLOAT32_SWISH_ENTRIES`: where they compute in
-    float32, swish(x, beta) with a constant beta is `swish_float32` (one rounding of the whole product) and
-    swish_grad(x, 1) is `silu_grad_float32`; a tensor beta (learnable) and other dtypes take the composed form."""
+    float32, swish(x, beta) with a constant beta is `swish_float32` (one rounding of the whole product),
+    swiglu(g, v, beta) is `swiglu_float32` (v inside the quotient: one rounding) and swish_grad(x, beta) is
+    `swish_grad_float32` at the betas with a fitted zero form (1: silu, 1.702: quick_gelu); a tensor beta
+    (learnable) and other dtypes take the composed form."""
 
     name = "torch-compiled-float32-swish"
 
@@ -756,10 +758,15 @@ class SwishFloat32CompiledTorchOps(NarrowCompiledTorchOps):
         return TorchOps.swish(x, beta)
 
     @staticmethod
+    def swiglu(g, v, beta):
+        if g.dtype == torch.float32 and v.dtype == torch.float32 and swiglu_float32_supported(beta):
+            return swiglu_float32(g, v, beta)
+        return SwishFloat32CompiledTorchOps.swish(g, beta) * v
+
+    @staticmethod
     def swish_grad(x, beta):
-        # beta = 1 only (silu): other betas move the zero to x0 / beta, where beta x must be carried exactly
-        if x.dtype == torch.float32 and isinstance(beta, (int, float)) and beta == 1:
-            return silu_grad_float32(x)
+        if x.dtype == torch.float32 and swish_grad_float32_supported(beta):
+            return swish_grad_float32(x, beta)
         return TorchOps.swish_grad(x, beta)
 
 
