@@ -28,6 +28,7 @@ TESTS = [
     "tests/kernels/test_erfc_float32.py",
     "tests/kernels/test_float32_sigmoid.py",
     "tests/kernels/test_float32_swish.py",
+    "tests/kernels/test_float32_swiglu.py",
     "tests/kernels/test_gelu_float32.py",
     "tests/kernels/test_kernel_triton.py",
     "tests/test_pointwise.py",
