@@ -99,6 +99,8 @@ _bilinear = _glu_of(lambda m, g: g, lambda m, g: m.ones_like(g))
 _reglu = _glu_of(_relu, _relu_grad)
 _geglu = _glu_of(_gelu, _gelu_grad)
 _geglu_tanh = _glu_of(_gelu_tanh, _gelu_tanh_grad)
+
+
 def _swiglu(m, g, v, beta):
     # one primitive, which the compiled float32 namespace rounds once with v inside the quotient
     # (torch_compiled.swiglu_float32: swish(g) * v rounds twice, 99 ULP where the gate is subnormal and v large);
@@ -111,6 +113,8 @@ def _swiglu(m, g, v, beta):
 
 def _swiglu_grad(m, g, v, beta):
     return _swish_grad(m, g, beta) * v, _swish(m, g, beta)
+
+
 LIMIT = P("limit", 7.0, "clamp level L", low=0.0, low_inclusive=False)
 
 SPECS = [
