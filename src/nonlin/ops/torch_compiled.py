@@ -400,9 +400,9 @@ def _exp_parts(wh, wl):
 
 
 def _over_one_plus(n, nl, k, eh, el):
-    """(n + nl) sigma(z) for e^-z = 2^k (eh + el) as (y, neg, pk): y (2^-k if neg, else 1) is the value, y one
-    float32 rounding of the quotient n / (1 + e^-z) (neg: z < 0, k > 0, y = n / (2^-k + eh + el)), pk = 2^(64 - |k|).
-    n a float32, nl None or its low part."""
+    """(n + nl) / (1 + e^-z) for float32 n (nl None or its low part) and e^-z = 2^k (eh + el), as (y, neg, pk):
+    the value is y where z >= 0 and y 2^-k where z < 0 (neg; there y = (n + nl) / (2^-k + eh + el), which
+    cannot overflow); y is the quotient corrected by its exact remainder, rounded once; pk = 2^(64 - |k|)."""
     neg = k > 0.5  # z < 0
     pk = _pow2(64.0 - torch.abs(k))  # 2^(64 - |k|), normal for |k| <= 190 (0 or subnormal beyond: negligible)
     t = pk * _TWO_M64  # 2^-|k| (subnormal or 0 only where it is below dh's last bit)
