@@ -562,6 +562,9 @@ class IntervalOps:
     def swish(self, x, beta):
         return self.gated(x, self.sigmoid(beta * x))
 
+    def swiglu(self, g, v, beta):
+        return self.swish(g, beta) * v
+
     def swish_grad(self, x, beta):
         bx = beta * x
         return self.gated(1.0 + self.gated(bx, self.sigmoid(-bx)), self.sigmoid(bx))

@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from nonlin.catalog._build import Alias, P, Paper, gated, props, torch_names
-from nonlin.catalog.smooth import _gelu_tanh, _gelu_tanh_grad, _swish, _swish_grad
+from nonlin.catalog.smooth import _gelu_tanh, _gelu_tanh_grad, _scaled, _swish, _swish_grad, _tail_shift
 
 GLU_VARIANTS = Paper("GLU Variants Improve Transformer", "arXiv:2002.05202", 2020)
 
@@ -99,7 +99,22 @@ _bilinear = _glu_of(lambda m, g: g, lambda m, g: m.ones_like(g))
 _reglu = _glu_of(_relu, _relu_grad)
 _geglu = _glu_of(_gelu, _gelu_grad)
 _geglu_tanh = _glu_of(_gelu_tanh, _gelu_tanh_grad)
-_swiglu = _glu_of(_swish, _swish_grad)
+
+
+def _swiglu(m, g, v, beta):
+    # one primitive, which the compiled float32 namespace rounds once with v inside the quotient
+    # (torch_compiled.swiglu_float32: swish(g) * v rounds twice, 99 ULP where the gate is subnormal and v large);
+    # float64 tensors keep the tail shift of _swish
+    z, scale = _tail_shift(m, beta * g)
+    if scale is None:
+        return m.swiglu(g, v, beta)
+    return _scaled(m.gated(g, m.sigmoid(z)), scale) * v
+
+
+def _swiglu_grad(m, g, v, beta):
+    return _swish_grad(m, g, beta) * v, _swish(m, g, beta)
+
+
 LIMIT = P("limit", 7.0, "clamp level L", low=0.0, low_inclusive=False)
 
 SPECS = [
@@ -184,8 +199,8 @@ SPECS = [
         family="gated",
         formula=r"g\,\sigma(\beta g) \odot v",
         summary="Swish-gated linear unit (LLaMA FFN).",
-        forward=_swiglu[0],
-        derivative=_swiglu[1],
+        forward=_swiglu,
+        derivative=_swiglu_grad,
         params=(P("beta", 1.0, "gate sharpness (1 = SiLU)", learnable=True, init="constant 1.0"),),
         aliases=("SwiGLU", "silu_and_mul", "silu_glu"),
         properties=props("smooth"),

@@ -74,15 +74,15 @@ _ERFC_FORWARD = frozenset({"gelu", "xgelu", "clipped_gelu", "geglu", "ndtr"})
 _ERFC_BACKWARD = frozenset({"ndtr", "gelu", "xgelu", "clipped_gelu", "geglu"})
 
 # issue 12, the swish family: x sigma(beta x) of float32 tensors in float32 arithmetic with one rounding
-# (nonlin.ops.torch_compiled.swish_float32, no libm call). Forwards only, at the default beta: silu 0.55 ULP,
-# quick_gelu 0.58 (its 1.702 x carried exactly). swiglu's forward rounds swish(g) before * v (99 ULP where the
-# gate is subnormal and v large).
-_SWISH_FORWARD = frozenset({"silu", "swish", "quick_gelu"})
-# Their backward at beta = 1: s (1 + x sigma(-x)) cancels near its zero (x = -1.2785: 3217 ULP with float32
-# terms on the sample's crossing window); the primitive swish_grad takes a polynomial in x - x0 there and exact
-# hi + lo terms elsewhere (silu_grad_float32): 0.50 ULP on the grid, 0.68 sampled. quick_gelu's (beta = 1.702)
-# stays float64 (17.5 / 10083 ULP: the zero moves to x0 / beta).
-_SWISH_BACKWARD = frozenset({"silu", "swish"})
+# (nonlin.ops.torch_compiled.swish_float32, no libm call). Forwards at the default beta: silu 0.55 ULP,
+# quick_gelu 0.58 (its 1.702 x carried exactly); swiglu's g sigma(g) v with v inside the quotient
+# (swiglu_float32: swish(g) rounded before * v was 99 ULP where the gate is subnormal and v large).
+_SWISH_FORWARD = frozenset({"silu", "swish", "quick_gelu", "swiglu"})
+# Their backward: s (1 + z sigma(-z)), z = beta x, cancels near its zero (z = -1.2785: 3217 ULP with float32
+# terms on the sample's crossing window); the primitive swish_grad takes a polynomial in x - x0 / beta there and
+# exact hi + lo terms elsewhere (swish_grad_float32, at beta = 1 and quick_gelu's 1.702: before, 17.5 / 10083 ULP
+# in plain float32). swiglu's backward stays float64: its gate gradient v swish_grad(g) rounds twice.
+_SWISH_BACKWARD = frozenset({"silu", "swish", "quick_gelu"})
 
 # issue 12, mish: x n / (n + 2), n = e^x (e^x + 2), of float32 tensors in float32 arithmetic with one rounding
 # (nonlin.ops.torch_compiled.mish_float32, no libm call): 0.78 ULP where the float32 composition x tanh(softplus(x))

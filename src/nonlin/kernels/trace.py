@@ -61,6 +61,7 @@ PRIMITIVES: dict[str, int] = {
     "indicator": 2,
     "gated": 2,
     "swish": 2,
+    "swiglu": 3,
     "swish_grad": 2,
     "sin_of_product": 2,
     "cos_of_product": 2,
@@ -391,6 +392,12 @@ def _local(m: TraceOps, n: Sym, a: Any) -> tuple[Any, ...]:
         s, r = m.sigmoid(bx), m.sigmoid(-bx)
         dx = a * m.gated(1.0 + m.gated(bx, r), s)
         return dx, (a * m.gated(x * x, s * r) if isinstance(b, Sym) else None)
+    if op == "swiglu":  # swish(g, b) v: d/dg = v swish_grad(g, b), d/dv = swish(g, b), d/db = v g^2 s sigma(-b g)
+        v, b = args[1], args[2]
+        bx = b * x
+        s, r = m.sigmoid(bx), m.sigmoid(-bx)
+        dx = a * v * m.gated(1.0 + m.gated(bx, r), s)
+        return dx, a * m.swish(x, b), (a * v * m.gated(x * x, s * r) if isinstance(b, Sym) else None)
     if op == "swish_grad":  # s (1 + z r), z = b x: d/dz = s r (2 + z (r - s)); d/dx = b that, d/db = x that
         b = args[1]
         bx = b * x

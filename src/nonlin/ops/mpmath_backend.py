@@ -188,6 +188,10 @@ class MpmathOps:
         return MpmathOps.gated(x, MpmathOps.sigmoid(beta * x))
 
     @staticmethod
+    def swiglu(g, v, beta):
+        return MpmathOps.swish(g, beta) * v
+
+    @staticmethod
     def swish_grad(x, beta):
         bx = beta * x
         return MpmathOps.gated(1 + MpmathOps.gated(bx, MpmathOps.sigmoid(-bx)), MpmathOps.sigmoid(bx))

@@ -361,6 +361,12 @@ class TorchOps:
         return TorchOps.gated(x, TorchOps.sigmoid(beta * x))
 
     @staticmethod
+    def swiglu(g, v, beta):
+        """g sigma(beta g) v (swish(g, beta) times v); compiled float32 namespaces round it once
+        (torch_compiled.swiglu_float32)."""
+        return TorchOps.swish(g, beta) * v
+
+    @staticmethod
     def swish_grad(x, beta):
         """d/dx x sigma(beta x) = s (1 + bx sigma(-bx)), s = sigma(bx): where s underflows, a zero with the sign of
         the true (negative) value (see catalog.smooth._swish_grad); torch_compiled.silu_grad_float32 for beta = 1."""

@@ -349,9 +349,18 @@ def _split(a):
     return hi, a - hi
 
 
-def _swish_zero_from(beta: float) -> float:
-    """w = -beta x beyond which |x sigma(beta x)| < 2^-151 (rounds to a signed zero): w - log w = log(2^151 / |beta|)."""
-    target = math.log(2.0**151 / abs(beta))
+def _two_prod(a, b):
+    """a b = p + e exactly for float32 tensors (Dekker; |a|, |b| < 2^115, no FMA)."""
+    p = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _swish_zero_from(beta: float, v_max: float = 1.0) -> float:
+    """w = -beta x beyond which |x sigma(beta x) v| < 2^-151 for |v| <= v_max (rounds to a signed zero):
+    w - log w = log(2^151 v_max / |beta|)."""
+    target = math.log(2.0**151 * v_max / abs(beta))
     w = target
     for _ in range(8):  # a contraction by 1/w < 0.02: converged to float64 in 8 steps
         w = target + math.log(w)
@@ -361,6 +370,58 @@ def _swish_zero_from(beta: float) -> float:
 def swish_float32_supported(beta) -> bool:
     """Whether `swish_float32` takes this beta: a number whose zero threshold keeps 2^(64 - k) normal."""
     return isinstance(beta, (int, float)) and beta != 0 and _swish_zero_from(float(beta)) < 130.0
+
+
+def _times_beta(x, beta: float):
+    """beta x for float32 x and a constant beta as (zh, r): beta x = zh - r to ~2^-36 relative (beta's float32
+    part split into 12-bit halves in pure Python, its float64 remainder a third term)."""
+    b1 = _f32(beta)
+    (bh, bl), b2 = _split12(b1), _f32(beta - b1)
+    xh, xl = _split(x)
+    p1 = xh * bh  # exact
+    p2 = xl * bh + xh * bl  # each exact, the sum rounded (2^-36 relative of z)
+    zh = p1 + p2
+    return zh, ((zh - p1) - p2) - (xl * bl + x * b2)
+
+
+def _exp_parts(wh, wl):
+    """e^(wh + wl) = 2^k (eh + el), eh + el in [0.7, 1.42] to ~2^-26, for float32 wh with |k| < 512 (k LN2_HI
+    exact: _LN2_HI has 15 significant bits) and wl None or a correction below wh's last bit."""
+    k = torch.round(wh * _LOG2E)
+    rh = wh - k * _LN2_HI  # exact
+    rl = k * -_LN2_LO if wl is None else wl - k * _LN2_LO
+    r = rh + rl
+    r2 = rl - (r - rh)  # r + r2 = rh + rl exactly
+    u = (r * r) * _horner(r, _EXPM1_QUADRATIC) + (r2 + r2 * r)
+    h = 1.0 + r
+    lo = (r - (h - 1.0)) + u
+    eh = h + lo
+    return k, eh, lo - (eh - h)  # e^r = eh + el
+
+
+def _over_one_plus(n, nl, k, eh, el):
+    """(n + nl) / (1 + e^-z) for float32 n (nl None or its low part) and e^-z = 2^k (eh + el), as (y, neg, pk):
+    the value is y where z >= 0 and y 2^-k where z < 0 (neg; there y = (n + nl) / (2^-k + eh + el), which
+    cannot overflow); y is the quotient corrected by its exact remainder, rounded once; pk = 2^(64 - |k|)."""
+    neg = k > 0.5  # z < 0
+    pk = _pow2(64.0 - torch.abs(k))  # 2^(64 - |k|), normal for |k| <= 190 (0 or subnormal beyond: negligible)
+    t = pk * _TWO_M64  # 2^-|k| (subnormal or 0 only where it is below dh's last bit)
+    c = torch.where(neg, t, 1.0)
+    f = torch.where(neg, 1.0, t)
+    fh = f * eh  # exact: a power of two times eh, normal
+    dh = c + fh
+    bb = dh - c
+    dl = ((c - (dh - bb)) + (fh - bb)) + f * el  # D = dh + dl (TwoSum, then el)
+    inv = 1.0 / dh
+    yh = n * inv
+    p = yh * dh
+    yhh, yhl = _split(yh)
+    dhh, dhl = _split(dh)
+    e = ((yhh * dhh - p) + yhh * dhl + yhl * dhh) + yhl * dhl  # yh dh = p + e exactly
+    rem = (n - p) - e  # n - yh dh, exact
+    if nl is not None:
+        rem = rem + nl
+    return yh + (rem - yh * dl) * inv, neg, pk  # (n + nl) / D
 
 
 def swish_float32(x, beta: float = 1.0):
@@ -373,43 +434,79 @@ def swish_float32(x, beta: float = 1.0):
     if beta == 1.0:
         wh, wl = -xc, None  # w = -z exactly
     else:
-        b1 = _f32(beta)
-        (bh, bl), b2 = _split12(b1), _f32(beta - b1)
-        xh, xl = _split(xc)
-        p1 = xh * bh  # exact
-        p2 = xl * bh + xh * bl  # each exact, the sum rounded (2^-36 relative of z)
-        zh = p1 + p2
-        wh, wl = -zh, ((zh - p1) - p2) - (xl * bl + xc * b2)  # -(zh + zl), z = beta x to ~2^-36
-    k = torch.round(wh * _LOG2E)  # e^w = 2^k e^r, |r| <= 0.35, k in [-29, 160]
-    rh = wh - k * _LN2_HI  # exact
-    rl = k * -_LN2_LO if wl is None else wl - k * _LN2_LO
-    r = rh + rl
-    r2 = rl - (r - rh)  # r + r2 = rh + rl exactly
-    u = (r * r) * _horner(r, _EXPM1_QUADRATIC) + (r2 + r2 * r)
-    h = 1.0 + r
-    lo = (r - (h - 1.0)) + u
-    eh = h + lo
-    el = lo - (eh - h)  # e^r = eh + el to ~2^-26
-    neg = k > 0.5  # z < 0
-    pk = _pow2(64.0 - torch.abs(k))  # 2^(64 - |k|), normal for |k| <= 190
-    t = pk * _TWO_M64  # 2^-|k| (subnormal or 0 only where it is below dh's last bit)
-    c = torch.where(neg, t, 1.0)
-    f = torch.where(neg, 1.0, t)
-    fh = f * eh  # exact: a power of two times eh, normal
-    dh = c + fh
-    bb = dh - c
-    dl = ((c - (dh - bb)) + (fh - bb)) + f * el  # D = dh + dl (TwoSum, then el)
-    inv = 1.0 / dh
-    yh = x * inv
-    p = yh * dh
-    yhh, yhl = _split(yh)
-    dhh, dhl = _split(dh)
-    e = ((yhh * dhh - p) + yhh * dhl + yhl * dhh) + yhl * dhl  # yh dh = p + e exactly
-    y = yh + (((x - p) - e) - yh * dl) * inv  # x / D: the remainder x - yh dh is exact
+        zh, r = _times_beta(xc, beta)
+        wh, wl = -zh, r  # -(zh - r), z = beta x to ~2^-36
+    k, eh, el = _exp_parts(wh, wl)  # e^w = 2^k e^r, |r| <= 0.35, k in [-29, 160]
+    y, neg, pk = _over_one_plus(x, None, k, eh, el)
     y = (y * torch.where(neg, pk, 2.0**64)) * _TWO_M64
     y = torch.copysign(torch.where(wh > w_zero, 0.0, y), x)  # x sigma(z) has x's sign, -0 included
     # |x| >= 2^63, inf and NaN: x where the gate is open (z > 0), the signed zero above where it is closed
     return torch.where(~(torch.abs(x) <= _BIG), torch.where(neg, y, x), y)
+
+
+# --- x sigma(beta x) v in float32 arithmetic (swiglu's forward) ---
+# swish_float32(g) * v rounds twice: 99 ULP where the gate is subnormal and v large. The form below is swish's one
+# quotient with v inside: (g v) / (1 + e^-z), g v an exact two-product nh + nl (Dekker), divided with the exact
+# remainder, the scale 2^-k (z < 0) applied last, so the whole product rounds once (a second rounding only into
+# the subnormal range: under half a subnormal ULP). g v spans 2^-298 .. 2^191, and with a large v the gate can be
+# as small as 2^-290 where the result is still normal; so g and v are first scaled by powers of two into ranges
+# where the two-product and the quotient's Veltkamp splits neither overflow nor underflow (|g| < 2^-32: x 2^64;
+# |v| < 2^-32: x 2^64, |v| > 2^32: x 2^-64, |v| > 2^96: x 2^-96), and the total exponent (those and -k, in
+# [-420, 96]) is applied in two steps (2^-126 first where it is below -126). e^-z keeps k < 512 (k LN2_HI
+# exact), z >= -(W + 1) with W the point beyond which |g v sigma(beta g)| < 2^-151 for every float32 v (199 at
+# beta = 1). Betas in [1/16, 16] in magnitude: there |g| <= 2^12 wherever k > 252, which keeps the results of
+# the two-step scale's clamped range zero.
+_SWIGLU_BETA_RANGE = (2.0**-4, 2.0**4)
+_FLOAT32_MAX = float(torch.finfo(torch.float32).max)
+
+
+def swiglu_float32_supported(beta) -> bool:
+    """Whether `swiglu_float32` takes this beta: a number with 1/16 <= |beta| <= 16."""
+    return isinstance(beta, (int, float)) and _SWIGLU_BETA_RANGE[0] <= abs(beta) <= _SWIGLU_BETA_RANGE[1]
+
+
+def _power_scaled(a, steps):
+    """(a s, e) with s = 2^-e picked by the first (threshold, e) step that |a| crosses: `steps` are
+    ((">" or "<", threshold, e), ...); exact (powers of two, normal results)."""
+    s = torch.ones_like(a)
+    e = torch.zeros_like(a)
+    mag = torch.abs(a)
+    for op, threshold, exponent in reversed(steps):
+        hit = mag > threshold if op == ">" else mag < threshold
+        s = torch.where(hit, 2.0**-exponent, s)
+        e = torch.where(hit, float(exponent), e)
+    return a * s, e
+
+
+_SWIGLU_G_STEPS = (("<", 2.0**-32, -64),)
+_SWIGLU_V_STEPS = (("<", 2.0**-32, -64), (">", 2.0**96, 96), (">", 2.0**32, 64))
+
+
+def swiglu_float32(g, v, beta: float = 1.0):
+    """g sigma(beta g) v for float32 g, v and a constant beta (see the block comment), rounded once; a closed
+    gate gives a zero with the sign of g v; inf and NaN as IEEE products (g v where |g| > 2^63 opens the gate,
+    the signed zero times v where it closes it)."""
+    beta = float(beta)
+    w_zero = _swish_zero_from(beta, _FLOAT32_MAX)
+    bounds = (-(w_zero + 1.0) / beta, _SWISH_POS_LIMIT / beta)
+    gc = torch.clamp(g, min(bounds), max(bounds))
+    if beta == 1.0:
+        wh, wl = -gc, None
+    else:
+        zh, r = _times_beta(gc, beta)
+        wh, wl = -zh, r
+    k, eh, el = _exp_parts(wh, wl)  # k in [-29, 290]
+    gs, eg = _power_scaled(g, _SWIGLU_G_STEPS)
+    vs, ev = _power_scaled(v, _SWIGLU_V_STEPS)
+    nh, nl = _two_prod(gs, vs)  # g v 2^-(eg + ev), |nh| <= 2^95
+    y, neg, _ = _over_one_plus(nh, nl, k, eh, el)
+    total = (eg + ev) - torch.where(neg, k, 0.0)  # y 2^total is the value; total in [-420, 96]
+    low = total < -126.0
+    y = (y * torch.where(low, 2.0**-126, 1.0)) * _pow2(torch.clamp_min(torch.where(low, total + 126.0, total), -126.0))
+    y = torch.copysign(torch.where(wh > w_zero, 0.0, y), nh)  # the sign of g v, -0 included
+    big_g = ~(torch.abs(g) <= _BIG)
+    edge = big_g | ~(torch.abs(v) <= _FLOAT32_MAX)
+    return torch.where(edge, torch.where(neg & big_g, torch.copysign(torch.zeros_like(g), g), g) * v, y)
 
 
 def tanh_float64_narrow(x):
@@ -454,51 +551,79 @@ _SILU_GRAD_ZONE = 0.1
 _SILU_GRAD_LOW, _SILU_GRAD_HIGH = -112.0, 30.0
 
 
-def _two_prod(a, b):
-    """a b = p + e exactly for float32 tensors (Dekker; |a|, |b| < 2^115, no FMA)."""
-    p = a * b
-    ah, al = _split(a)
-    bh, bl = _split(b)
-    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+# quick_gelu (beta = 1.702): the zero moves to x0 / beta. Near it the polynomial is in d = x - x0 / beta itself
+# (x exact, x0 / beta a float32 pair; tools/fit_quick_gelu_grad_float32.py, degree 5 on |d| < 0.06: 0.001 ULP):
+# in beta x - x0 the product beta x, carried to ~2^-47 absolute, would cost thousands of ULP of d (C0 + ...) at
+# the float32 x nearest the zero. Elsewhere the form above with z = beta x carried as zh - r (_times_beta).
+# Each beta with such a zero form is a row: (x0_hi, x0_lo, C0 as a float32 pair, p, the zone's half-width).
+_SWISH_GRAD_ZEROS = {
+    1.0: (_SILU_X0_HI, _SILU_X0_LO, _SILU_C0_HI, _SILU_C0_LO, _SILU_GRAD_P, _SILU_GRAD_ZONE),
+    1.702: (-0.7511542439460754, -1.1495213669832083e-08, _f32(0.37071552313509976),
+            _f32(0.37071552313509976 - _f32(0.37071552313509976)),
+            (0.03299231454730034, 0.003586344886571169, -0.09435708075761795, -0.12774257361888885,
+             0.09305963665246964, 0.42481282353401184), 0.06),
+}  # fmt: skip
+
+
+def swish_grad_float32_supported(beta) -> bool:
+    """Whether `swish_grad_float32` takes this beta: one with a fitted form at its derivative's zero."""
+    return isinstance(beta, (int, float)) and float(beta) in _SWISH_GRAD_ZEROS
 
 
 def silu_grad_float32(x):
     """silu'(x) for float32 x (see the block comment); the left tail's zero is -0 (the true value is negative);
     NaN stays NaN."""
-    xc = torch.clamp(x, _SILU_GRAD_LOW, _SILU_GRAD_HIGH)
-    eh, el, scale = exp_neg_float32(-torch.abs(xc), floor=_SILU_GRAD_LOW)
+    return swish_grad_float32(x, 1.0)
+
+
+def swish_grad_float32(x, beta: float = 1.0):
+    """d/dx x sigma(beta x) = silu'(beta x) for float32 x and a beta of `_SWISH_GRAD_ZEROS` (see the block
+    comments); the left tail's zero is -0; NaN stays NaN."""
+    beta = float(beta)
+    x0_hi, x0_lo, c0_hi, c0_lo, p_zero, zone = _SWISH_GRAD_ZEROS[beta]
+    if beta == 1.0:
+        xc = torch.clamp(x, _SILU_GRAD_LOW, _SILU_GRAD_HIGH)
+        zh, r = xc, None
+        eh, el, scale = exp_neg_float32(-torch.abs(xc), floor=_SILU_GRAD_LOW)
+    else:
+        xc = torch.clamp(x, _SILU_GRAD_LOW / beta, _SILU_GRAD_HIGH / beta)
+        zh, r = _times_beta(xc, beta)  # z = beta x = zh - r
+        k, eh, el = _exp_parts(-torch.abs(zh), torch.where(zh < 0, -r, r))  # e^-|z|, k in [-162, 0]
+        scale = _pow2(k + 64.0)
     two_k = scale * _TWO_M64
-    th, tl = eh * two_k, el * two_k  # t = e^-|x| (th exact where normal: below, t is far below 1 + x's last bit)
+    th, tl = eh * two_k, el * two_k  # t = e^-|z| (th exact where normal: below, t is far below 1 + z's last bit)
     s = 1.0 + th
     c = (th - (s - 1.0)) + tl  # 1 + t = s + c
     ph, pe = _two_prod(s, s)
     pl = pe + 2.0 * (s * c)  # (1 + t)^2 = ph + pl (c^2 < 2^-48 omitted)
-    ah = 1.0 + xc
+    ah = 1.0 + zh
     bb = ah - 1.0
-    al = (1.0 - (ah - bb)) + (xc - bb)  # 1 + x = ah + al (TwoSum)
-    # x >= 0: 1 + t (1 + x), t (1 + x) <= 1
+    al = (1.0 - (ah - bb)) + (zh - bb)  # 1 + z = ah + al (TwoSum)
+    if r is not None:
+        al = al - r
+    # z >= 0: 1 + t (1 + z), t (1 + z) <= 1
     mh, ml = _two_prod(th, ah)
     up = 1.0 + mh
     upl = (mh - (up - 1.0)) + ((ml + th * al) + tl * ah)
-    # x < 0: (eh + el)(1 + x + t), times 2^k below
+    # z < 0: (eh + el)(1 + z + t), times 2^k below
     bh = ah + th
     bb = bh - ah
     bl = ((ah - (bh - bb)) + (th - bb)) + (al + tl)
     nh, nl = _two_prod(eh, bh)
     nl = nl + (eh * bl + el * bh)
-    neg = xc < 0
+    neg = zh < 0
     uh = torch.where(neg, nh, up)
     ul = torch.where(neg, nl, upl)
     q = uh / ph
     qp, qe = _two_prod(q, ph)
     q = q + (((uh - qp) - qe) + (ul - q * pl)) / ph  # (uh + ul) / (ph + pl), the remainder exact
     y = (q * torch.where(neg, scale, 2.0**64)) * _TWO_M64
-    dh = xc - _SILU_X0_HI  # exact
-    d = dh - _SILU_X0_LO
-    gl = _SILU_C0_LO + d * _poly(d, _SILU_GRAD_P)  # C0 + d p(d) = _SILU_C0_HI + gl
-    fh, fe = _two_prod(dh, torch.full_like(dh, _SILU_C0_HI))
-    near = fh + ((fe + dh * gl) - _SILU_X0_LO * (_SILU_C0_HI + gl))  # (dh - x0_lo)(C0 + d p(d)), rounded once
-    y = torch.where(torch.abs(dh) < _SILU_GRAD_ZONE, near, y)
+    dh = xc - x0_hi  # exact
+    d = dh - x0_lo
+    gl = c0_lo + d * _poly(d, p_zero)  # C0 + d p(d) = c0_hi + gl
+    fh, fe = _two_prod(dh, torch.full_like(dh, c0_hi))
+    near = fh + ((fe + dh * gl) - x0_lo * (c0_hi + gl))  # (dh - x0_lo)(C0 + d p(d)), rounded once
+    y = torch.where(torch.abs(dh) < zone, near, y)
     return torch.where(x != x, x, y)
 
 
@@ -716,8 +841,10 @@ FLOAT32_SIGMOID_ENTRIES = frozenset({"sigmoid"})
 
 class SwishFloat32CompiledTorchOps(NarrowCompiledTorchOps):
     """The compiled namespace for float32 inputs of the entries in `FLOAT32_SWISH_ENTRIES`: where they compute in
-    float32, swish(x, beta) with a constant beta is `swish_float32` (one rounding of the whole product) and
-    swish_grad(x, 1) is `silu_grad_float32`; a tensor beta (learnable) and other dtypes take the composed form."""
+    float32, swish(x, beta) with a constant beta is `swish_float32` (one rounding of the whole product),
+    swiglu(g, v, beta) is `swiglu_float32` (v inside the quotient: one rounding) and swish_grad(x, beta) is
+    `swish_grad_float32` at the betas with a fitted zero form (1: silu, 1.702: quick_gelu); a tensor beta
+    (learnable) and other dtypes take the composed form."""
 
     name = "torch-compiled-float32-swish"
 
@@ -728,10 +855,15 @@ class SwishFloat32CompiledTorchOps(NarrowCompiledTorchOps):
         return TorchOps.swish(x, beta)
 
     @staticmethod
+    def swiglu(g, v, beta):
+        if g.dtype == torch.float32 and v.dtype == torch.float32 and swiglu_float32_supported(beta):
+            return swiglu_float32(g, v, beta)
+        return SwishFloat32CompiledTorchOps.swish(g, beta) * v
+
+    @staticmethod
     def swish_grad(x, beta):
-        # beta = 1 only (silu): other betas move the zero to x0 / beta, where beta x must be carried exactly
-        if x.dtype == torch.float32 and isinstance(beta, (int, float)) and beta == 1:
-            return silu_grad_float32(x)
+        if x.dtype == torch.float32 and swish_grad_float32_supported(beta):
+            return swish_grad_float32(x, beta)
         return TorchOps.swish_grad(x, beta)
 
 

@@ -256,6 +256,12 @@ def swish(x, beta):
 
 
 @triton.jit
+def swiglu(g, v, beta):
+    """swish(g, beta) v."""
+    return swish(g, beta) * v
+
+
+@triton.jit
 def swish_grad(x, beta):
     """d/dx x sigma(beta x) = s (1 + bx sigma(-bx)), gated as TorchOps.swish_grad."""
     bx = beta * x
@@ -410,6 +416,7 @@ for _name in [
     "indicator",
     "gated",
     "swish",
+    "swiglu",
     "swish_grad",
     "sin_of_product",
     "cos_of_product",
