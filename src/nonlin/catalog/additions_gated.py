@@ -60,9 +60,16 @@ def _situ_glu_grad(m, g, v, beta, linear_beta):
     return _situ_gate_grad(m, g, beta) * up, _situ_gate(m, g, beta) * m.sech2(v / linear_beta)
 
 
+def _relu2_glu(m, g, v):
+    # relu(g)^2 v: g^2 overflows (float32, where half inputs compute: g > 1.8e19) where g^2 v is a number;
+    # there r (r v) does not (|r v| < |r^2 v| for r > 1)
+    r = _relu(m, g)
+    return m.where(r > 2.0**60, r * (r * v), m.square(r) * v)
+
+
 def _relu2_glu_grad(m, g, v):
     r = _relu(m, g)
-    return 2.0 * r * v, r * r
+    return 2.0 * (r * v), r * r  # not (2 r) v: 2 r overflows float32 for r > 1.7e38 where 2 r v is a number
 
 
 def _swiglustep(m, g, v, limit):
@@ -172,7 +179,7 @@ SPECS = [
         family="gated",
         formula=r"\max(0, g)^2 \odot v",
         summary="Squared-ReLU-gated linear unit.",
-        forward=lambda m, g, v: m.square(_relu(m, g)) * v,
+        forward=_relu2_glu,
         derivative=_relu2_glu_grad,
         aliases=("reglu2", "relu_squared_glu"),
         properties=props("sparse", "smooth"),

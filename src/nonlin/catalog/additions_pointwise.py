@@ -152,9 +152,10 @@ def _xielu_grad(m, x, alpha_p, alpha_n, beta, eps):
 
 
 def _squareplus_root(m, x, b):
-    """sqrt(x^2 + b) without overflowing x^2 (beyond 1e100 it is |x| to far below an ULP)."""
+    """sqrt(x^2 + b) without overflowing x^2 (beyond 2^60 it is |x| (1 + b / 2x^2): |x| to far below an ULP
+    for any b < 2^60; the bound is below float32's overflow of x^2 too, where half inputs compute)."""
     ax = m.abs(x)
-    big = ax > 1e100
+    big = ax > 2.0**60
     xs = m.where(big, m.ones_like(x), x)
     return m.where(big, ax, m.sqrt(xs * xs + b)), ax, big, xs
 
