@@ -29,6 +29,7 @@ TESTS = [
     "tests/kernels/test_float32_sigmoid.py",
     "tests/kernels/test_float32_swish.py",
     "tests/kernels/test_gelu_float32.py",
+    "tests/kernels/test_gelu_forward_float32.py",
     "tests/kernels/test_kernel_triton.py",
     "tests/test_pointwise.py",
     "tests/test_gated.py",
