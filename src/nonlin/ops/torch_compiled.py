@@ -144,8 +144,8 @@ def _gauss_split(a, half: bool):
         hi, lo = 0.5 * (m * m), (m + 0.5 * f) * f
     else:
         hi, lo = m * m, (2.0 * m + f) * f
-    # k from hi + lo, so that |r| <= ln2/2 + 2^-16 < 0.35: the fitted tail of exp_neg_float32 (5 terms) holds
-    # there, where the Taylor tail to r^9 it replaces covered |r| < 0.44 (k from hi alone). k L1 - hi stays
+    # k from hi + lo, so that |r| <= ln2/2 + 2^-16 < 0.35: the fitted degree-5 tail of exp_neg_float32 holds
+    # there, where the degree-7 Taylor tail (to r^9) it replaces covered |r| < 0.44 (k from hi alone). k L1 - hi stays
     # exact: both on the 2^-16 grid, |difference| < 1.
     k = torch.round((hi + lo) * (1.0 / math.log(2.0)))
     r = (k * _LN2_HI - hi) + (k * _LN2_LO - lo)
