@@ -31,6 +31,7 @@ TESTS = [
     "tests/kernels/test_float32_mish.py",
     "tests/kernels/test_float32_swiglu.py",
     "tests/kernels/test_gelu_float32.py",
+    "tests/kernels/test_gelu_forward_float32.py",
     "tests/kernels/test_kernel_triton.py",
     "tests/test_pointwise.py",
     "tests/test_gated.py",

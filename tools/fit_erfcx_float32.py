@@ -11,11 +11,15 @@ digits (close to minimax for a smooth target), then the coefficients are rounded
 constant term first, the higher ones refitted after each rounding, so the rounding costs next to nothing.
 Prints the coefficients (highest degree first, as the source holds them) and the max relative error of
 the float32-coefficient form evaluated in float64 on 20001 points of a in [0, 1e5]: the fit's own error, before float32 evaluation (tests/kernels/test_erfc_float32.py measures
-the evaluated primitive). Usage: python tools/fit_erfcx_float32.py [DEGREE] [K]
+the evaluated primitive). With A_MAX, the fit and the error cover a in [0, A_MAX] only (t in [-1, t(A_MAX)]): the
+callers clamp a to 16, and `python tools/fit_erfcx_float32.py 10 4 16` gives the committed degree-10 _ERFCX_Q
+(0.043 ULP on [0, 16]), one degree below the whole-range fit's 11 (`11 4`: 0.05 ULP).
+Usage: python tools/fit_erfcx_float32.py [DEGREE] [K] [A_MAX]
 """
 
 from __future__ import annotations
 
+import math
 import sys
 
 import mpmath
@@ -42,9 +46,10 @@ def target(t: np.ndarray, k: float) -> np.ndarray:
     return np.array(out)
 
 
-def fit(degree: int, k: float) -> np.ndarray:
+def fit(degree: int, k: float, a_max: float = math.inf) -> np.ndarray:
     n = 8 * degree + 64
-    t = np.cos(np.pi * (np.arange(n) + 0.5) / n)  # Chebyshev nodes
+    t_max = 1.0 if math.isinf(a_max) else (a_max - k) / (a_max + k)
+    t = -1.0 + (np.cos(np.pi * (np.arange(n) + 0.5) / n) + 1.0) * (t_max + 1.0) / 2.0  # Chebyshev nodes
     y = target(t, k)
     v = np.vander(t, degree + 1, increasing=True)  # columns t^0 .. t^degree
     c = np.zeros(degree + 1)
@@ -56,8 +61,11 @@ def fit(degree: int, k: float) -> np.ndarray:
     return c  # increasing degree
 
 
-def max_error(c: np.ndarray, k: float) -> float:
-    a = np.concatenate([np.linspace(0, 30, 10001), np.geomspace(30, 1e5, 10000)])
+def max_error(c: np.ndarray, k: float, a_max: float = math.inf) -> float:
+    if math.isinf(a_max):
+        a = np.concatenate([np.linspace(0, 30, 10001), np.geomspace(30, 1e5, 10000)])
+    else:
+        a = np.linspace(0, a_max, 20001)
     u = a / (a + k)
     got = 1 + u * np.polynomial.polynomial.polyval(2 * u - 1, c)
     with mpmath.workdps(30):
@@ -68,9 +76,12 @@ def max_error(c: np.ndarray, k: float) -> float:
 def main() -> None:
     degree = int(sys.argv[1]) if len(sys.argv) > 1 else 12
     k = float(sys.argv[2]) if len(sys.argv) > 2 else 6.0
-    c = fit(degree, k)
-    err = max_error(c, k)
-    print(f"# degree {degree}, K = {k}: max relative error of the fit {err:.3g} ({err / 2.0**-24:.4f} float32 ULP)")
+    a_max = float(sys.argv[3]) if len(sys.argv) > 3 else math.inf
+    c = fit(degree, k, a_max)
+    err = max_error(c, k, a_max)
+    print(
+        f"# degree {degree}, K = {k}, a <= {a_max}: max relative error of the fit {err:.3g} ({err / 2.0**-24:.4f} float32 ULP)"
+    )
     print("_ERFCX_Q = (" + ", ".join(repr(float(np.float32(x))) for x in c[::-1]) + ")")
 
 
