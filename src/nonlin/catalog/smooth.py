@@ -116,7 +116,7 @@ def reciprocal_one_plus_square(m, ax):
     """1 / (1 + x^2) for ax = |x|, without overflowing x^2 (see reciprocal_square)."""
     far = ax > _SQUARE_OVERFLOWS
     near = m.where(far, m.zeros_like(ax), ax)
-    return m.where(far, m.square(1.0 / ax), 1.0 / (1.0 + near * near))
+    return m.where(far, m.square(1.0 / m.maximum(ax, 1.0)), 1.0 / (1.0 + near * near))  # (no 1/0 at x = 0)
 
 
 def _gelu_grad(m, x):
