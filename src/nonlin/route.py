@@ -324,8 +324,10 @@ def _settle(s: Spec, x: torch.Tensor, key: tuple, r: Route, params: Mapping[str,
     elif r == "fused" and x.device.type == "cpu":
         with _float64_pin(s, x):
             job = dispatch.job_for(s, x.dtype, params)
+        if job is not None and key[3] and _torch_forward(s, x):
+            job = dispatch.with_torch_forward(job)
         if job is not None and dispatch.ready(job, x.dtype, key[3]):
-            _SETTLED[key] = dispatch.with_torch_forward(job) if key[3] and _torch_forward(s, x) else job
+            _SETTLED[key] = job
 
 
 def _float64_pin(s: Spec, x: torch.Tensor):

@@ -201,6 +201,8 @@ def ready(job: Job, dtype: torch.dtype, train: bool) -> bool:
     """Whether the kernels a call of `job` needs are compiled already (a small call does not wait for them)."""
     if job.passthrough:
         return True
+    if job.torch_forward is not None:  # a training call's forward is torch's op: only the backward kernel runs
+        return _any_bwd_built(job, dtype)
     if job.gated:
         ok = cpu.built(job.plan, job.fwd, "fwd_packed", dtype, 2) or cpu.built(job.plan, job.fwd, "fwd", dtype, 1)
     else:
