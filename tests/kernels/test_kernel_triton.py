@@ -156,3 +156,20 @@ def test_empty_and_zero_dim_inputs(triton_fused):
     with use("eager"):
         assert torch.equal(y, F.gelu(x.detach()))
     assert y.shape == () and gx.shape == ()
+
+
+# bf16 inputs compute in float32 on the Triton path: beyond FLT_MAX / |w| the product w x overflows (siren's
+# 30 x from 1.1e37), where sin(w x) is still a number; the CPU forms take five double-angle steps of (w / 32) x
+# there (ops.torch_backend.sin_cos_of_product) and so must the kernels.
+_HUGE_BF16 = torch.tensor(
+    [2.5e30, -2.5e30, 1.2e37, -1.2e37, 3.0e38, -3.3e38, 1.0e38, 7.0e37, 2.0e36, -5.0e37], dtype=torch.float64
+).to(torch.bfloat16)
+
+
+@pytest.mark.parametrize("name", ["siren", "snake", "snake_beta"])
+def test_sin_of_a_product_beyond_float32s_range(name, triton_fused):
+    x = _HUGE_BF16.clone().requires_grad_(True)
+    y = F.function(name)(x)
+    (g,) = torch.autograd.grad(y, x, torch.ones_like(y))
+    _check("forward", y, ref_pointwise(name, _HUGE_BF16), 1.0, name, _HUGE_BF16)
+    _check("backward", g, ref_pointwise(name, _HUGE_BF16, derivative=True), 1.0, name, _HUGE_BF16)

@@ -269,21 +269,43 @@ def swish_grad(x, beta):
 
 
 @triton.jit
-def sin_of_product(x, w):
-    """sin(w x) of the exact product: p = w x rounded, e = w x - p by the FMA (the interpreter's fma is not
-    fused: e = 0 there), sin(p + e) = sin p cos e + cos p sin e (TorchOps.sin_of_product). A product beyond
-    the compute dtype's largest float is inf (sin: NaN)."""
+def _sin_cos_of_product(x, w):
+    """(sin(w x), cos(w x)) of the exact product: p = w x rounded, e = w x - p by the FMA (the interpreter's fma
+    is not fused: e = 0 there), sin(p + e) = sin p cos e + cos p sin e (TorchOps.sin_of_product). Where the
+    product overflows the compute dtype (bf16 inputs compute in float32: siren's 30 x from 1.1e37) the same
+    two calls take t = (w / 32) x and five double-angle steps give sin(32 t) (each doubles the error: 2^-19 of
+    float32, in those lanes only); an infinite x stays NaN."""
     p = w * x
-    e = tl.fma(tl.zeros_like(p) + w, x, -p)
-    return libdevice.sin(p) * libdevice.cos(e) + libdevice.cos(p) * libdevice.sin(e)
+    d = p - p
+    over = d != d  # p is inf (or NaN, which ws x keeps)
+    ws = tl.where(over, w * 0.03125, tl.zeros_like(p) + w)
+    p = tl.where(over, ws * x, p)
+    e = tl.fma(ws, x, -p)
+    sp = libdevice.sin(p)
+    cp = libdevice.cos(p)
+    se = libdevice.sin(e)
+    ce = libdevice.cos(e)
+    s = sp * ce + cp * se
+    c = cp * ce - sp * se
+    s2 = s
+    c2 = c
+    for _ in tl.static_range(5):
+        s2, c2 = 2.0 * s2 * c2, (c2 - s2) * (c2 + s2)
+    return tl.where(over, s2, s), tl.where(over, c2, c)
+
+
+@triton.jit
+def sin_of_product(x, w):
+    """sin(w x) of the exact product (see _sin_cos_of_product)."""
+    s, _ = _sin_cos_of_product(x, w)
+    return s
 
 
 @triton.jit
 def cos_of_product(x, w):
-    """cos(w x) of the exact product (see sin_of_product)."""
-    p = w * x
-    e = tl.fma(tl.zeros_like(p) + w, x, -p)
-    return libdevice.cos(p) * libdevice.cos(e) - libdevice.sin(p) * libdevice.sin(e)
+    """cos(w x) of the exact product (see _sin_cos_of_product)."""
+    _, c = _sin_cos_of_product(x, w)
+    return c
 
 
 @triton.jit
