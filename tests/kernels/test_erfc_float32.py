@@ -61,14 +61,17 @@ def _gelu_wide(t):
 
 
 CASES = {
-    # name: (function, mpmath reference, max float32 ULP of the float32 result)
+    # name: (function, mpmath reference, max float32 ULP of the float32 result). The bounds sit above the
+    # worst error over 6.15M points (every 1021st float32 with |x| < 17 and 4M of [-16, 16], against scipy:
+    # Phi 2.46, Phi wide 1.376, phi 1.376, phi wide 0.894, erfc 3.08, gelu wide 1.292), which this sample's
+    # 1226 points can miss; the forms make no libm call, so those are their errors on every ISA.
     "norm_cdf": (norm_cdf_float32, mpmath.ncdf, 3.0),
-    "norm_cdf wide": (lambda t: norm_cdf_float32(t, wide=True), mpmath.ncdf, 1.3),
+    "norm_cdf wide": (lambda t: norm_cdf_float32(t, wide=True), mpmath.ncdf, 1.45),
     "norm_pdf": (norm_pdf_float32, _phi, 1.5),
     "norm_pdf wide": (lambda t: norm_pdf_float32(t, wide=True), _phi, 1.0),
     "erfc": (erfc_float32, mpmath.erfc, 3.5),
     # x Phi(x) from the float64 Phi: one rounding, also where Phi(x) is subnormal in float32 (x < -13.2)
-    "gelu wide": (_gelu_wide, _gelu, 1.3),
+    "gelu wide": (_gelu_wide, _gelu, 1.4),
 }
 
 
