@@ -41,6 +41,12 @@ def round_to(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """
     if t.dtype != torch.float64 or dtype not in (torch.bfloat16, torch.float16):
         return t.to(dtype)
+    return float32_to_odd(t).to(dtype)
+
+
+def float32_to_odd(t: torch.Tensor) -> torch.Tensor:
+    """float64 `t` rounded to float32 *to odd*: an inexact result is the neighbour whose last bit is set, so a
+    later rounding to fewer bits (a half type, or a product's) never lands on a midpoint that `t` is not on."""
     y = t.to(torch.float32)
     inexact = (y.to(torch.float64) != t) & torch.isfinite(y)
     even = (y.view(torch.int32) & 1) == 0
@@ -48,8 +54,7 @@ def round_to(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     # y + (its neighbour - y) is the neighbour exactly; autograd sees the cast's identity, not nextafter
     # (torch 2.11 has no derivative for nextafter and raises in backward)
     step = torch.nextafter(y.detach(), toward) - y.detach()
-    y = torch.where(inexact & even, y + step, y)
-    return y.to(dtype)
+    return torch.where(inexact & even, y + step, y)
 
 
 def check_floating(arg: str, x: Any) -> torch.Tensor:

@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from nonlin.kernels import cpu, state
+from nonlin.kernels import cpu, state, table
 from nonlin.kernels import ops as _ops  # registers torch.ops.nonlin.*
 from nonlin.kernels.codegen import Plan, plan
 from nonlin.spec import Kind, Spec
@@ -107,7 +107,7 @@ class Job:
     """What a direct CPU call of one (entry, float parameters, input dtype, precision setting) needs, worked
     out once: the plan, the compute precision of each pass, the parameters as the eager fallback reads them."""
 
-    __slots__ = ("bwd", "fnames", "fvals", "fwd", "gated", "out_plan", "passthrough", "plan", "torch_forward")
+    __slots__ = ("bwd", "fnames", "fvals", "fwd", "gated", "out_plan", "passthrough", "plan", "table", "torch_forward")
 
     def __init__(
         self, p: Plan, fwd: str, bwd: str, fnames: str, fvals: list[float], out_plan, passthrough: bool = False
@@ -123,6 +123,8 @@ class Job:
         self.passthrough = passthrough
         # torch's own op as the forward of a training call (`with_torch_forward`); None: the forward kernel
         self.torch_forward = None
+        # bfloat16 and float16 inputs of a pointwise entry: looked up (`nonlin.kernels.table`), not computed
+        self.table: table.Table | None = None
 
 
 _TORCH_FORWARD: dict[int, tuple[Job, Job]] = {}  # id(job) -> (job, its twin); the job held, so its id stays its
@@ -136,7 +138,7 @@ def with_torch_forward(job: Job) -> Job:
     pair = _TORCH_FORWARD.get(id(job))
     if pair is None or pair[0] is not job:
         twin = Job(job.plan, job.fwd, job.bwd, job.fnames, job.fvals, None)
-        twin.torch_forward = job.plan.spec.torch_equivalent
+        twin.torch_forward, twin.table = job.plan.spec.torch_equivalent, job.table
         pair = _TORCH_FORWARD[id(job)] = (job, twin)
     return pair[1]
 
@@ -184,7 +186,14 @@ def _make_job_inductor(spec: Spec, dtype: torch.dtype, params: Mapping[str, Any]
     out_plan = None
     if p.kind is not Kind.GATED and _ops.saves_output(spec.name, "plain", ",".join(fnames), fvals, 0, 0, dtype):
         out_plan = plan(spec, "output", tuple(sorted(zip(fnames, fvals, strict=True))), (), ())
-    return Job(p, fwd, bwd, ",".join(fnames), fvals, out_plan, _returns_input(spec, params))
+    job = Job(p, fwd, bwd, ",".join(fnames), fvals, out_plan, _returns_input(spec, params))
+    if dtype in table.HALVES and p.kind is Kind.POINTWISE and not job.passthrough:
+        # the backward: by table, but from the saved output where the entry declares an arithmetic derivative
+        # of it (sigmoid's y (1 - y): no overflow, cheaper than the lookup)
+        job.table = table.Table(spec, dtype, params, out_plan is None or table.backward_by_table(out_plan))
+        if job.table.backward_by_table:
+            job.out_plan = None  # the table's backward reads the input
+    return job
 
 
 def _returns_input(spec: Spec, params: Mapping[str, Any]) -> bool:
@@ -201,6 +210,10 @@ def ready(job: Job, dtype: torch.dtype, train: bool) -> bool:
     """Whether the kernels a call of `job` needs are compiled already (a small call does not wait for them)."""
     if job.passthrough:
         return True
+    if job.table is not None:
+        return table.built(dtype, train and job.table.backward_by_table) and (
+            not train or job.table.backward_by_table or _any_bwd_built(job, dtype)
+        )
     if job.torch_forward is not None:  # a training call's forward is torch's op: only the backward kernel runs
         return _any_bwd_built(job, dtype)
     if job.gated:
@@ -240,6 +253,8 @@ def run_job(job: Job, main) -> torch.Tensor:
     if not job.gated:
         if torch.is_grad_enabled() and x.requires_grad:
             return _fused_apply(job, False, x)
+        if job.table is not None:
+            return job.table.forward(x)
         return _kernel(job, "fwd", _flat(x))[0].view_as(x)
     g, v = main
     grad = torch.is_grad_enabled() and (g.requires_grad or v.requires_grad)
@@ -265,6 +280,10 @@ class nonlin_fused(torch.autograd.Function):  # lower case: grad_fn names say no
     @staticmethod
     def forward(ctx, job: Job, packed: bool, *inputs):
         ctx.job, ctx.packed = job, packed
+        if job.table is not None:
+            y = job.table.forward(inputs[0])
+            ctx.save_for_backward(y if job.out_plan is not None else inputs[0])
+            return y
         if job.torch_forward is not None:
             ctx.save_for_backward(*inputs)
             return job.torch_forward(*inputs)
@@ -294,6 +313,8 @@ class nonlin_fused(torch.autograd.Function):  # lower case: grad_fn names say no
                 grads = [g if g is not None else torch.zeros_like(m) for g, m in zip(grads, mains, strict=True)]
                 return None, None, torch.cat(grads, dim=-1)
             return (None, None, *grads)
+        if job.table is not None and job.table.backward_by_table:
+            return None, None, job.table.backward(go, saved[0])
         if ctx.packed:
             (base,) = saved
             d2 = base.shape[-1]
