@@ -1,7 +1,8 @@
 """The fused CPU path's lookup of half-type inputs (nonlin.kernels.table), every pointwise entry the same way:
 on all 65536 bfloat16 and float16 values the forward is the eager path's result bit for bit (NaN, infinities
-and signed zeros included), the gradient meets the half types' goal against the eager (correctly rounded)
-one, and only one tensor of the input's size is saved for backward."""
+and signed zeros included) but at the float64 near-ties, where it is the accuracy reference's correctly
+rounded value; the gradient is within one ULP of the eager path's and differs from it only at near-ties;
+only one tensor of the input's size is saved for backward."""
 
 from __future__ import annotations
 
@@ -45,6 +46,18 @@ def test_the_half_rows_off_the_lookup_are_torchs_ops():
             assert (name, dt) in covered or r == "torch" or job is None or job.passthrough, (name, dt, r)
 
 
+def _check_forward(s, x: torch.Tensor, got: torch.Tensor, eager: torch.Tensor) -> bool:
+    from nonlin.accuracy.formats import get_format
+    from nonlin.accuracy.reference import evaluate
+
+    differ = ~_same_bits(got, eager)
+    if not bool(differ.any()):
+        return True
+    (ref,) = evaluate(s, s.defaults(), [x[differ].double().numpy()], get_format(x.dtype), derivative=False)
+    want = torch.from_numpy(ref.rounded).to(x.dtype)
+    return bool(_same_bits(got[differ], want).all())
+
+
 def _same_bits(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     both_nan = torch.isnan(a) & torch.isnan(b)
     return both_nan | ((a == b) & (torch.signbit(a) == torch.signbit(b)))
@@ -71,8 +84,9 @@ def test_half_inputs_are_looked_up_with_the_eager_paths_bits(name, dtype):
         with torch.no_grad():
             y_inference = f(x)
     assert [t[5] for t in taken] == ["fused", "fused"]
-    assert bool(_same_bits(yf, ye).all()), f"{name} {dtype}: forward differs at {x[~_same_bits(yf, ye)][:5]}"
-    assert bool(_same_bits(y_inference, ye).all())
+    assert bool(_same_bits(y_inference, yf).all())
+    # the eager path's bits, but where its float64 result sat on a rounding boundary: there the reference's
+    assert _check_forward(s, x, yf, ye), f"{name} {dtype}"
     assert len(saved) == 1 and saved[0].shape == x.shape and saved[0].dtype == dtype
     # the gradient: go * f'(x) with f' rounded to float32 (to odd) and the product rounded in float32 (or the
     # generated backward from the output, for sigmoid-like entries) against the eager path's rounding of the
