@@ -55,3 +55,24 @@ def test_underflowed_results_keep_their_sign():
     ref = evaluate(nonlin.spec("gelu"), {}, [np.array([-40.0, 40.0])], BFLOAT16, False)[0]
     assert ref.rounded[0] == 0 and np.signbit(ref.rounded[0]) and not ref.exact_zero[0]
     assert ref.rounded[1] == 40.0
+
+
+def test_a_double_next_to_a_midpoint_is_not_one():
+    """bent_identity(x) = (sqrt(x^2 + 1) - 1)/2 + x = 1.5x - 1/2 + 1/(8x) - ... at bf16 x = 1565704557953024:
+    the value's nearest double, 1.5x - 1/2, is half a float64 ulp below the bf16 midpoint 1.5x, so the value
+    rounds down. The reference took that double for a midpoint (its neighbours round apart, because the one
+    above is the midpoint and rounds up by ties to even) and rounded up. An exact midpoint still rounds by
+    the value's side of it: x/2 (1 + x/2...) of silu at a bf16 subnormal."""
+    x = np.array([1565704557953024.0])
+    with mpmath.workdps(60):
+        exact = nonlin.spec("bent_identity").forward(MPMATH, mpmath.mpf(x[0]))
+    rounded, _, _ = round_mpfs([exact], BFLOAT16)
+    assert rounded[0] == 2339760743907328.0  # down: the midpoint is 2348556836929536
+    ref = evaluate(nonlin.spec("bent_identity"), {}, [x], BFLOAT16, False)[0]
+    assert ref.rounded[0] == 2339760743907328.0
+    # an exact midpoint: a double that is one still rounds by the sign of the remainder
+    mid = 2348556836929536.0
+    with mpmath.workdps(60):
+        above, below = mpmath.mpf(mid) + mpmath.mpf(2) ** -30, mpmath.mpf(mid) - mpmath.mpf(2) ** -30
+    assert round_mpfs([above], BFLOAT16)[0][0] == 2357352929951744.0
+    assert round_mpfs([below], BFLOAT16)[0][0] == 2339760743907328.0
