@@ -127,3 +127,17 @@ def test_non_contiguous_and_empty_inputs():
     with use("eager"):
         assert torch.equal(y, F.gelu(x))
     assert empty.shape == (0, 5) and empty.dtype == torch.float16
+
+
+def test_built_tables_are_bounded(monkeypatch):
+    """A sweep over parameter values builds one table per value; the oldest beyond MAX_BUILT are dropped and
+    rebuilt on their next call, with the same values."""
+    monkeypatch.setattr(table, "MAX_BUILT", 2)
+    x = torch.linspace(-3, 3, 4096).to(torch.bfloat16)
+    with route.pinned("large"):
+        first = F.leaky_relu(x, alpha=0.3)
+        for a in (0.31, 0.32, 0.33):
+            F.leaky_relu(x, alpha=a)
+        built = [t for t in table._BUILT.values() if t.values is not None]
+        assert 1 <= len(built) <= 2
+        assert torch.equal(F.leaky_relu(x, alpha=0.3), first)

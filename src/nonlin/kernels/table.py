@@ -22,6 +22,7 @@ backward 5.6 ms against ATen's gelu_backward 4.1 (inductor's loop with an indexe
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -88,13 +89,14 @@ class Table:
         self.slopes: torch.Tensor | None = None
         self._lock = threading.Lock()
 
-    def _build(self) -> None:
+    def _build(self) -> tuple[torch.Tensor, torch.Tensor]:
         from nonlin.autograd import float32_to_odd, round_to
         from nonlin.ops import TORCH
 
         with self._lock:
-            if self.values is not None:
-                return
+            values, slopes = self.values, self.slopes
+            if values is not None and slopes is not None:
+                return values, slopes
             x = all_values(self.dtype).double()
             with torch.no_grad():
                 y = self.spec.forward(TORCH, x, **self.params)
@@ -106,20 +108,45 @@ class Table:
             outside = (a != 0) & torch.isfinite(d) & ((a < _FLOAT32_TINY) | (a > _FLOAT32_MAX))
             # to odd: a slope that rounds to 1.5 (bent_identity's 1.5 - 1/(4 x^2) at large x) would make go * 1.5
             # a half-type midpoint, rounded to even where the true product lies below it (1.3% of fp16 gradients)
-            self.slopes = (d if bool(outside.any()) else float32_to_odd(d)).contiguous()
-            self.values = _settle_near_ties(self.spec, self.params, x, y, round_to(y, self.dtype))
+            slopes = (d if bool(outside.any()) else float32_to_odd(d)).contiguous()
+            values = _settle_near_ties(self.spec, self.params, x, y, round_to(y, self.dtype))
+            self.values, self.slopes = values, slopes
+        _keep(self)
+        return values, slopes
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if self.values is None:
-            self._build()
+        values = self.values
+        if values is None:
+            values = self._build()[0]
         bits = _flat(x).view(torch.int16)
-        return _kernel("fwd", bits, self.values)(bits, self.values)[0].view_as(x)
+        return _kernel("fwd", bits, values)(bits, values)[0].view_as(x)
 
     def backward(self, go: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-        if self.slopes is None:
-            self._build()
+        slopes = self.slopes
+        if slopes is None:
+            slopes = self._build()[1]
         bits, g = _flat(x).view(torch.int16), _flat(go)
-        return _kernel("bwd", g, bits, self.slopes)(g, bits, self.slopes)[0].view_as(x)
+        return _kernel("bwd", g, bits, slopes)(g, bits, slopes)[0].view_as(x)
+
+    def _drop(self) -> None:
+        with self._lock:
+            self.values = self.slopes = None
+
+
+# Built tables hold 0.2-0.6 MB each; a sweep over many parameter values would keep one per value. The oldest
+# beyond this many are dropped (and rebuilt, in milliseconds, if called again).
+MAX_BUILT = 128
+_BUILT: OrderedDict[int, Table] = OrderedDict()
+_BUILT_LOCK = threading.Lock()
+
+
+def _keep(t: Table) -> None:
+    with _BUILT_LOCK:
+        _BUILT[id(t)] = t
+        _BUILT.move_to_end(id(t))
+        while len(_BUILT) > MAX_BUILT:
+            _, old = _BUILT.popitem(last=False)
+            old._drop()
 
 
 def _settle_near_ties(spec, params, x: torch.Tensor, y: torch.Tensor, rounded: torch.Tensor) -> torch.Tensor:
