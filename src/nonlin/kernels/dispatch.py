@@ -367,10 +367,31 @@ def _prepare(name: str, dtype: torch.dtype, values: tuple, settings: tuple) -> b
 
         s = get_spec(name)
         job = _make_job_inductor(s, dtype, dict(zip((p.name for p in s.params), values, strict=True)))
+        if job.table is not None:
+            # half types: the lookup traced into the caller's graph, its arrays held here (never dropped: the
+            # graph reads them)
+            vals, slopes = job.table._build()
+            _TRACED[key] = (_table_forward(vals), _table_backward(slopes), job)
+            return True
         fwd = cpu.functions(job.plan, job.fwd, False)
         bwd = cpu.functions(job.plan, job.bwd, False)
         _TRACED[key] = (fwd["fwd"], bwd["bwd"], job)
     return True
+
+
+def _table_forward(values: torch.Tensor):
+    def fwd(x, params):
+        return table.lookup(x, values)
+
+    return fwd
+
+
+def _table_backward(slopes: torch.Tensor):
+    # (by table for every entry here: _Traced saves the inputs, not the output sigmoid's direct call reads)
+    def grad(go, x, params):
+        return (table.gradient(go, x, slopes),)
+
+    return grad
 
 
 # What torch._dynamo.assume_constant_result does (torch 2.11-2.14), without importing torch._dynamo when nonlin

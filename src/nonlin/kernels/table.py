@@ -72,6 +72,17 @@ def backward_by_table(p) -> bool:
     return any(s.op in PRIMITIVES and s.op not in _CHEAP for s in _reachable(p.backward.outputs))
 
 
+def lookup(x: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    """`values` at x's bit patterns, in torch ops (traced into a caller's torch.compile graph)."""
+    return values[x.view(torch.int16).to(torch.int32) & 0xFFFF]
+
+
+def gradient(go: torch.Tensor, x: torch.Tensor, slopes: torch.Tensor) -> torch.Tensor:
+    """go * slopes at x's bit patterns, in torch ops (see `_grad` and `_grad_wide`)."""
+    fn = _grad if slopes.dtype == torch.float32 else _grad_wide
+    return fn(go, x.view(torch.int16), slopes, None)
+
+
 def all_values(dtype: torch.dtype) -> torch.Tensor:
     """Every value of a half type, at index = its bit pattern as an unsigned 16-bit integer."""
     return torch.arange(SIZE, dtype=torch.int32).to(torch.int16).view(dtype)
