@@ -144,7 +144,7 @@ def test_built_tables_are_bounded(monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", HALVES, ids=["bfloat16", "float16"])
-@pytest.mark.parametrize("name", ["gelu", "silu", "sigmoid", "tanh", "softsign", "mish"])
+@pytest.mark.parametrize("name", ["gelu", "silu", "sigmoid", "tanh", "softsign", "mish", "shifted_relu"])
 def test_inside_torch_compile_the_lookup_is_traced(name, dtype):
     """A user's torch.compile traces the same lookup into its graph: the direct path's bits in both passes."""
     torch._dynamo.reset()
@@ -160,7 +160,4 @@ def test_inside_torch_compile_the_lookup_is_traced(name, dtype):
         yd = f(xd)
         (gd,) = torch.autograd.grad(yd, xd, go)
     assert bool(_same_bits(yc, yd).all())
-    if nonlin.spec(name).name == "sigmoid":  # the direct call's backward reads the saved output
-        assert ulp_error(gc, gd.double().numpy()).max() <= 1.0
-    else:
-        assert bool(_same_bits(gc, gd).all())
+    assert bool(_same_bits(gc, gd).all())

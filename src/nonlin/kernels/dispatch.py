@@ -189,7 +189,7 @@ def _make_job_inductor(spec: Spec, dtype: torch.dtype, params: Mapping[str, Any]
     job = Job(p, fwd, bwd, ",".join(fnames), fvals, out_plan, _returns_input(spec, params))
     if dtype in table.HALVES and p.kind is Kind.POINTWISE and not job.passthrough:
         # the backward: by table, but from the saved output where the entry declares an arithmetic derivative
-        # of it (sigmoid's y (1 - y): no overflow, cheaper than the lookup)
+        # of it (the piecewise-linear relu6, hardtanh, step, ...: an indicator of y, cheaper than the lookup)
         job.table = table.Table(spec, dtype, params, out_plan is None or table.backward_by_table(out_plan))
         if job.table.backward_by_table:
             job.out_plan = None  # the table's backward reads the input
@@ -226,7 +226,8 @@ def ready(job: Job, dtype: torch.dtype, train: bool) -> bool:
 def _any_bwd_built(job: Job, dtype: torch.dtype) -> bool:
     if job.gated:
         return cpu.built(job.plan, job.bwd, "bwd_packed", dtype, 2) or cpu.built(job.plan, job.bwd, "bwd", dtype, 1)
-    return cpu.built(job.plan, job.bwd, "bwd", dtype, 1)
+    # (a job that saves its output runs the output plan's backward: `_from_output`)
+    return cpu.built(job.out_plan or job.plan, job.bwd, "bwd", dtype, 1)
 
 
 def _flat(t: torch.Tensor) -> torch.Tensor:
@@ -387,7 +388,7 @@ def _table_forward(values: torch.Tensor):
 
 
 def _table_backward(slopes: torch.Tensor):
-    # (by table for every entry here: _Traced saves the inputs, not the output sigmoid's direct call reads)
+    # (by table for every entry here: _Traced saves the inputs, where a direct call of relu6 saves its output)
     def grad(go, x, params):
         return (table.gradient(go, x, slopes),)
 

@@ -57,7 +57,8 @@ def _grad_wide(go, bits, slopes, params):
 # Primitives a computed kernel runs at the lookup's cost or less. The generated backward computes half inputs in
 # float32, where arithmetic derivatives overflow before the product with the incoming gradient (cube's 3 x^2,
 # bent_identity's sqrt(x^2 + 1) beyond 1.8e19: inf or 1.4% misrounded against the eager path where go < 1), so
-# the table takes every backward but a derivative from the saved output made of these (sigmoid's y (1 - y)).
+# the table takes every backward but a derivative from the saved output made of these (relu6's, hardtanh's:
+# an indicator of y).
 _CHEAP = frozenset(
     {"sqrt", "abs", "sign", "isnan", "square", "where", "maximum", "minimum", "indicator", "gated", "keep",
      "full_like", "zeros_like", "ones_like"}
