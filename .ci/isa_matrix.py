@@ -33,6 +33,7 @@ TESTS = [
     "tests/kernels/test_gelu_float32.py",
     "tests/kernels/test_gelu_forward_float32.py",
     "tests/kernels/test_kernel_triton.py",
+    "tests/kernels/test_kernel_table.py",
     "tests/test_pointwise.py",
     "tests/test_gated.py",
 ]
