@@ -242,3 +242,16 @@ def test_nonlin_meets_goals_exhaustive(name):
     if name in KNOWN_MISSES and failures:
         pytest.xfail(KNOWN_MISSES[name])
     assert failures == []
+
+
+@pytest.mark.parametrize("name", ["gelu", "siren", "bent_identity", "ncu"])
+def test_half_tables_are_correctly_rounded_where_float64_sits_on_a_midpoint(name):
+    """The large class's fused route looks half-type inputs up (nonlin.kernels.table); where the float64 value
+    or derivative is exactly a half-type midpoint (gelu's x/2 at bf16 subnormals, siren's 30x, bent_identity's
+    1.5x beyond 2^54, ncu's -3x^2 beyond 2^27: the eager route's known misses) the table asks mpmath: every
+    value and every gradient (the checker's go = 1) correctly rounded, both half types."""
+    r = check(name, dtypes=("bfloat16", "float16"), size_class="large")
+    for dt in ("bfloat16", "float16"):
+        assert r.routes[dt]["forward"] == "fused/large"
+        for output, stats in r.outputs(dt).items():
+            assert stats.correctly_rounded == 1.0, (dt, output, stats.correctly_rounded)
