@@ -9,9 +9,10 @@ evaluates the eager path once on all of them and then looks results up:
 - backward: `go * slopes[bits(x)]`, the declared derivative in float64 rounded to float32 (to odd), the
   product in float32 and rounded once to the half type. It differs from the eager route's correctly rounded
   float64 product only where the float32 product's rounding lands on a half-type midpoint (~2^-16 of bf16
-  gradients, ~2^-13 of fp16 ones), and then by one ULP. Where
-  some derivative is nonzero outside float32's normal range (subnormal, or beyond its largest float) the
-  slopes stay float64 and so does the product, rounded to float32 to odd and then to the half type.
+  gradients, ~2^-13 of fp16 ones), and then by one ULP. Where some derivative is nonzero outside float32's
+  normal range (subnormal, or beyond its largest float) the slopes stay float64 and so does the product,
+  rounded to float32 to odd and then to the half type; a float64 derivative exactly on a half-type midpoint
+  moves one float64 ulp toward its true side (`_settle_midpoint_slopes`).
 
 The two kernels are the same for every entry (an indexed load; a load and a product), compiled once per
 dtype by inductor and called without dynamo (`cpu.Direct`). Measured (4M bfloat16, one AVX-512 core,
@@ -76,7 +77,7 @@ def backward_by_table(p) -> bool:
 
 def lookup(x: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
     """`values` at x's bit patterns, in torch ops (traced into a caller's torch.compile graph)."""
-    return values[x.view(torch.int16).to(torch.int32) & 0xFFFF]
+    return _lookup(x.view(torch.int16), values, None)
 
 
 def gradient(go: torch.Tensor, x: torch.Tensor, slopes: torch.Tensor) -> torch.Tensor:
