@@ -185,7 +185,7 @@ COMMANDS: dict[str, Smaller | None] = {
         slow=True,
     ),
     "python benchmarks/kernels.py --entries all --threads 1": Smaller(
-        f"python benchmarks/kernels.py --entries relu gelu swiglu --threads 1 {QUICK_KERNELS}",
+        f"python benchmarks/kernels.py --entries relu gelu swiglu log_ndtr --threads 1 {QUICK_KERNELS}",
         "every entry at three shapes: many minutes",
         slow=True,
     ),
