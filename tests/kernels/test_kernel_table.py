@@ -12,7 +12,7 @@ from kernel_helpers import ulp_error
 
 import nonlin
 from nonlin import route
-from nonlin.kernels import dispatch, table, use
+from nonlin.kernels import dispatch, gather, table, use
 
 F = nonlin.functional
 HALVES = [torch.bfloat16, torch.float16]
@@ -114,8 +114,9 @@ def test_the_lookup_kernels_are_shared_by_every_entry():
     with route.pinned("large"):
         for name in ("gelu", "silu", "mish", "elliott"):
             F.function(name)(x).sum().backward()
-    kernels = {k for k in table._KERNELS if k[0] == "fwd" and k[2] == torch.bfloat16}
-    assert kernels == {("fwd", torch.int16, torch.bfloat16)}
+    kernels = {k for k in gather._BUILT if k[1] == torch.bfloat16}
+    assert {k for k in kernels if k[0] == "lookup"} == {("lookup", torch.bfloat16, None)}
+    assert {k[0] for k in kernels} == {"lookup", "grad"} and len(kernels) <= 3  # grad: float32 and float64 slopes
 
 
 def test_non_contiguous_and_empty_inputs():
@@ -161,3 +162,80 @@ def test_inside_torch_compile_the_lookup_is_traced(name, dtype):
         (gd,) = torch.autograd.grad(yd, xd, go)
     assert bool(_same_bits(yc, yd).all())
     assert bool(_same_bits(gc, gd).all())
+
+
+def _random_slopes(dtype: torch.dtype, g: torch.Generator) -> torch.Tensor:
+    """Slopes over float64's whole range (float32's subnormals, beyond its largest, zeros, inf, NaN)."""
+    e = torch.randint(-160, 160, (table.SIZE,), generator=g).double()
+    s = torch.randn(table.SIZE, dtype=torch.float64, generator=g) * torch.exp2(e)
+    s[:8] = torch.tensor([0.0, -0.0, torch.inf, -torch.inf, torch.nan, 2.0**-140, -(2.0**-130), 3.0e38])
+    return s if dtype == torch.float64 else s.float()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("n", [1, 15, 17, 16384 * 3 + 5])
+@pytest.mark.parametrize(
+    ("dtype", "slopes"),
+    [(torch.bfloat16, torch.float32), (torch.bfloat16, torch.float64), (torch.float16, torch.float32)],
+    ids=["bfloat16-float32", "bfloat16-float64", "float16-float32"],
+)
+def test_gather_kernels_give_the_torch_op_forms_bits(dtype, slopes, n, threads):
+    """The compiled kernels (kernels/gather.py) and the torch-op forms a caller's torch.compile traces
+    (table._lookup, _grad, _grad_wide) agree bit for bit, at every pattern, at sizes that leave a scalar tail
+    and with the work split among threads."""
+    g = torch.Generator().manual_seed(n + threads)
+    bits = torch.randint(-32768, 32768, (n,), dtype=torch.int16, generator=g)
+    go = torch.randint(-32768, 32768, (n,), dtype=torch.int16, generator=g).view(dtype)
+    values = torch.randint(-32768, 32768, (table.SIZE,), dtype=torch.int16, generator=g).view(dtype).float()
+    s = _random_slopes(slopes, g)
+    y = torch.empty(n, dtype=dtype)
+    gather.kernel("lookup", dtype)(bits, values, y, n, threads)
+    assert _same_bits(y, table._lookup(bits, values, None).to(dtype)).all()
+    grad = torch.empty(n, dtype=dtype)
+    gather.kernel("grad", dtype, slopes)(go, bits, s, grad, n, threads)
+    form = table._grad if slopes == torch.float32 else table._grad_wide
+    expected = form(go, bits, s, None)
+    same = _same_bits(grad, expected)
+    assert same.all(), f"{(~same).sum()} of {n} differ, e.g. {grad[~same][:4]} against {expected[~same][:4]}"
+
+
+def test_the_wide_products_rounding_is_the_eager_paths():
+    """go = 1 makes _grad_wide a conversion of float64 slopes to bfloat16: it must round once, as the eager
+    path's round_to does, across float32's subnormals and near bfloat16 midpoints (where float64 -> float32 ->
+    bfloat16 would round twice)."""
+    from nonlin.autograd import round_to
+
+    g = torch.Generator().manual_seed(5)
+    odd = torch.randint(0, 256, (table.SIZE,), generator=g).double() * 2 + 1  # up to 9 bits, the last set
+    e = torch.randint(-134, 112, (table.SIZE,), generator=g).double()
+    e[table.SIZE // 2 :] = -134  # odd multiples of 2^-134: the midpoints of bfloat16's subnormals
+    nudge = torch.randint(-3, 4, (table.SIZE,), generator=g).double() * 2.0**-40
+    sign = torch.where(torch.rand(table.SIZE, generator=g) < 0.5, -1.0, 1.0).double()
+    s = sign * odd * torch.exp2(e) * (1 + nudge)  # half-type midpoints and doubles next to them
+    s[: table.SIZE // 4] = _random_slopes(torch.float64, g)[: table.SIZE // 4]
+    bits = torch.arange(table.SIZE, dtype=torch.int32).to(torch.int16)
+    ones = torch.ones(table.SIZE, dtype=torch.bfloat16)
+    assert _same_bits(table._grad_wide(ones, bits, s, None), round_to(s, torch.bfloat16)).all()
+
+
+def test_where_the_kernels_do_not_compile_the_torch_op_forms_run(monkeypatch):
+    """A machine whose C++ compiler fails gets a warning and the same bits from the torch-op forms."""
+    from nonlin.kernels import cpu
+
+    x = torch.linspace(-8, 8, 5000).to(torch.bfloat16).requires_grad_()
+    go = torch.randn(5000, generator=torch.Generator().manual_seed(2)).to(torch.bfloat16)
+    with route.pinned("large"):
+        y = F.silu(x)
+        (g,) = torch.autograd.grad(y, x, go)
+
+    def broken(*args):
+        raise RuntimeError("no compiler here")
+
+    monkeypatch.setattr(gather, "_compile", broken)
+    monkeypatch.setattr(gather, "_BUILT", {})
+    monkeypatch.setattr(cpu, "_DISABLED", {})
+    with route.pinned("large"), pytest.warns(RuntimeWarning, match="half-type table"):
+        y2 = F.silu(x)
+        (g2,) = torch.autograd.grad(y2, x, go)
+    assert torch.equal(y2, y) and torch.equal(g2, g)
+    assert gather.kernel("lookup", torch.bfloat16) is None and not cpu.compile_available()

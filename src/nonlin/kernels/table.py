@@ -10,14 +10,17 @@ evaluates the eager path once on all of them and then looks results up:
   product in float32 and rounded once to the half type. It differs from the eager route's correctly rounded
   float64 product only where the float32 product's rounding lands on a half-type midpoint (~2^-16 of bf16
   gradients, ~2^-13 of fp16 ones), and then by one ULP. Where some derivative is nonzero outside float32's
-  normal range (subnormal, or beyond its largest float) the slopes stay float64 and so does the product,
-  rounded to float32 to odd and then to the half type; a float64 derivative exactly on a half-type midpoint
+  normal range (subnormal, or beyond its largest float) and the half type is bfloat16 (float16's range makes
+  float32 slopes enough: `_slopes`), the slopes stay float64 and so does the product, rounded once to the half
+  type (`_grad_wide`); a float64 derivative exactly on a half-type midpoint
   moves one float64 ulp toward its true side (`_settle_midpoint_slopes`).
 
-The two kernels are the same for every entry (an indexed load; a load and a product), compiled once per
-dtype by inductor and called without dynamo (`cpu.Direct`). Measured (4M bfloat16, one AVX-512 core,
-torch 2.13): the lookup 1.7 ms where torch's F.gelu takes 1.9 and nonlin's float32 gelu form 13.4; the
-backward 5.6 ms against ATen's gelu_backward 4.1 (inductor's loop with an indexed load is scalar code).
+The kernels are the same for every entry (an indexed load; a load and a product): written with ATen's vector
+types and a hardware gather (kernels/gather.py), compiled once per dtype by inductor's C++ toolchain, and equal
+bit for bit to the torch-op forms below (`_lookup`, `_grad`, `_grad_wide`), which a caller's torch.compile
+traces instead. Measured (4M bfloat16, one AVX-512 core, torch 2.13, `benchmarks/kernels.py`): the lookup
+1.4 ms where torch's sigmoid takes 2.4; the backward ~0.4 ns per element with float32 slopes and ~0.8 with
+float64 ones, against ATen's sigmoid backward ~0.5 (inductor's scalar loop for the same forms: 1.2 and 2.3).
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from nonlin.kernels import gather
+
 HALVES = (torch.bfloat16, torch.float16)
 SIZE = 1 << 16
 _FLOAT32_TINY = float(torch.finfo(torch.float32).tiny)
@@ -37,7 +42,8 @@ _FLOAT32_MAX = float(torch.finfo(torch.float32).max)
 
 
 def _lookup(bits, values, params):
-    # [n] int16 bit patterns -> [n] values; & 0xFFFF makes the index of a negative int16 its unsigned pattern
+    # [n] int16 bit patterns -> [n] float32 values; & 0xFFFF makes the index of a negative int16 its unsigned
+    # pattern
     return values[bits.to(torch.int32) & 0xFFFF]
 
 
@@ -45,15 +51,26 @@ def _grad(go, bits, slopes, params):
     return (slopes[bits.to(torch.int32) & 0xFFFF] * go.to(slopes.dtype)).to(go.dtype)
 
 
+# Rounding float64 to float32 keeps its top 24 significant bits: the 29 bits below them are dropped.
+_DROPPED = (1 << 29) - 1
+# Adding and subtracting 1.5 * 2^-81 rounds |p| < 2^-126 to a multiple of 2^-133 (to nearest, ties to even): the
+# grid of bfloat16's subnormals, so that the float64 -> float32 -> bfloat16 conversions after it are exact.
+_SUBNORMAL_GRID = 1.5 * 2.0**-81
+
+
 def _grad_wide(go, bits, slopes, params):
-    """float64 slopes: the float64 product rounded to float32 to odd (toward zero, then the last bit set where
-    inexact), so that the conversion to the half type rounds once (float64 -> half goes through float32)."""
+    """float64 slopes (bfloat16 inputs whose derivative leaves float32's normal range): the float64 product,
+    rounded so that torch's float64 -> half conversion (which goes through float32) rounds once. Where the
+    product is a float32 normal (or beyond), it is cut to float32's 24 bits *to odd* in its bit pattern (the
+    last kept bit set where a dropped one is), which a rounding to 8 bits then rounds as the product itself;
+    below 2^-126 it is rounded to bfloat16's subnormal grid directly, sign kept (integer and add/subtract
+    operations; kernels/gather.py does the same in vector registers)."""
     p = slopes[bits.to(torch.int32) & 0xFFFF] * go.to(torch.float64)
-    y = p.to(torch.float32)
-    wide = y.to(torch.float64)
-    i = y.view(torch.int32) - (torch.abs(wide) > torch.abs(p)).to(torch.int32)  # toward zero (inf: the largest)
-    i = i | (wide != p).to(torch.int32)  # NaN != NaN: NaN's payload gets its last bit set, still a NaN
-    return i.view(torch.float32).to(go.dtype)
+    b = p.view(torch.int64)
+    cut = ((b & ~_DROPPED) | ((b & _DROPPED) != 0).to(torch.int64) << 29).view(torch.float64)
+    a = torch.abs(p)
+    tiny = torch.copysign((a + _SUBNORMAL_GRID) - _SUBNORMAL_GRID, p)
+    return torch.where(a < _FLOAT32_TINY, tiny, cut).to(torch.float32).to(go.dtype)
 
 
 # Primitives a computed kernel runs at the lookup's cost or less. The generated backward computes half inputs in
@@ -77,13 +94,16 @@ def backward_by_table(p) -> bool:
 
 def lookup(x: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
     """`values` at x's bit patterns, in torch ops (traced into a caller's torch.compile graph)."""
-    return _lookup(x.view(torch.int16), values, None)
+    return _lookup(x.view(torch.int16), values, None).to(x.dtype)
 
 
 def gradient(go: torch.Tensor, x: torch.Tensor, slopes: torch.Tensor) -> torch.Tensor:
     """go * slopes at x's bit patterns, in torch ops (see `_grad` and `_grad_wide`)."""
-    fn = _grad if slopes.dtype == torch.float32 else _grad_wide
-    return fn(go, x.view(torch.int16), slopes, None)
+    return _grad_form(slopes)(go, x.view(torch.int16), slopes, None)
+
+
+def _grad_form(slopes: torch.Tensor):
+    return _grad if slopes.dtype == torch.float32 else _grad_wide
 
 
 def all_values(dtype: torch.dtype) -> torch.Tensor:
@@ -104,7 +124,7 @@ class Table:
         self._lock = threading.Lock()
 
     def _build(self) -> tuple[torch.Tensor, torch.Tensor]:
-        from nonlin.autograd import float32_to_odd, round_to
+        from nonlin.autograd import round_to
         from nonlin.ops import TORCH
 
         with self._lock:
@@ -119,12 +139,9 @@ class Table:
             y = torch.as_tensor(y, dtype=torch.float64).expand_as(x)
             d = torch.as_tensor(d, dtype=torch.float64).expand_as(x)
             d = _settle_midpoint_slopes(self.spec, self.params, x, d, self.dtype)
-            a = torch.abs(d)
-            outside = (a != 0) & torch.isfinite(d) & ((a < _FLOAT32_TINY) | (a > _FLOAT32_MAX))
-            # to odd: a slope that rounds to 1.5 (bent_identity's 1.5 - 1/(4 x^2) at large x) would make go * 1.5
-            # a half-type midpoint, rounded to even where the true product lies below it (1.3% of fp16 gradients)
-            slopes = (d if bool(outside.any()) else float32_to_odd(d)).contiguous()
-            values = _settle_near_ties(self.spec, self.params, x, y, round_to(y, self.dtype))
+            slopes = _slopes(d, self.dtype)
+            # float32 holds every half-type value exactly, and the gather kernel loads 32-bit words
+            values = _settle_near_ties(self.spec, self.params, x, y, round_to(y, self.dtype)).float().contiguous()
             self.values, self.slopes = values, slopes
         _keep(self)
         return values, slopes
@@ -134,14 +151,24 @@ class Table:
         if values is None:
             values = self._build()[0]
         bits = _flat(x).view(torch.int16)
-        return _kernel("fwd", bits, values)(bits, values)[0].view_as(x)
+        k = gather.kernel("lookup", self.dtype)
+        if k is None:
+            return _lookup(bits, values, None).to(self.dtype).view_as(x)
+        out = torch.empty(bits.shape, dtype=self.dtype)
+        k(bits, values, out, bits.numel(), gather.threads(bits.numel()))
+        return out.view_as(x)
 
     def backward(self, go: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
         slopes = self.slopes
         if slopes is None:
             slopes = self._build()[1]
-        bits, g = _flat(x).view(torch.int16), _flat(go)
-        return _kernel("bwd", g, bits, slopes)(g, bits, slopes)[0].view_as(x)
+        bits, g = _flat(x).view(torch.int16), _flat(go).to(self.dtype)
+        k = gather.kernel("grad", self.dtype, slopes.dtype)
+        if k is None:
+            return _grad_form(slopes)(g, bits, slopes, None).view_as(x)
+        out = torch.empty(bits.shape, dtype=self.dtype)
+        k(g, bits, slopes, out, bits.numel(), gather.threads(bits.numel()))
+        return out.view_as(x)
 
     def _drop(self) -> None:
         with self._lock:
@@ -162,6 +189,25 @@ def _keep(t: Table) -> None:
         while len(_BUILT) > MAX_BUILT:
             _, old = _BUILT.popitem(last=False)
             old._drop()
+
+
+def _slopes(d: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """The table's slopes from the float64 derivative `d`: float32 rounded to odd (a slope that rounds to 1.5,
+    bent_identity's 1.5 - 1/(4 x^2) at large x, would make go * 1.5 a half-type midpoint, rounded to even where
+    the true product lies below it: 1.3% of fp16 gradients), or float64 where bfloat16's range needs it.
+
+    float16's incoming gradients lie within 2^-24 <= |go| <= 65504, so a finite derivative beyond float32's
+    largest value gives a product beyond float16's (float32's largest keeps that, and 0 * it = 0) and one below
+    its smallest normal a product that rounds to a signed zero (float32's subnormal to odd keeps the sign).
+    bfloat16 has float32's exponent range: there such a derivative keeps the float64 slopes (`_grad_wide`)."""
+    from nonlin.autograd import float32_to_odd
+
+    a = torch.abs(d)
+    outside = (a != 0) & torch.isfinite(d) & ((a < _FLOAT32_TINY) | (a > _FLOAT32_MAX))
+    if dtype == torch.bfloat16 and bool(outside.any()):
+        return d.contiguous()
+    finite = torch.where(torch.isfinite(d), d.clamp(-_FLOAT32_MAX, _FLOAT32_MAX), d)
+    return float32_to_odd(finite).contiguous()
 
 
 def _settle_near_ties(spec, params, x: torch.Tensor, y: torch.Tensor, rounded: torch.Tensor) -> torch.Tensor:
@@ -225,25 +271,6 @@ def _flat(t: torch.Tensor) -> torch.Tensor:
     return t.reshape(-1) if t.is_contiguous() else t.contiguous().reshape(-1)
 
 
-_KERNELS: dict[tuple, Any] = {}
-
-
-def _kernel(which: str, *like: torch.Tensor):
-    key = (which, *(t.dtype for t in like))
-    k = _KERNELS.get(key)
-    if k is None:
-        from nonlin.kernels import cpu
-
-        fn = _lookup if which == "fwd" else _grad if like[-1].dtype == torch.float32 else _grad_wide
-        # flat inputs of a size dynamo does not specialise; the table (last) of its own size
-        examples = (*(torch.zeros(13, dtype=t.dtype) for t in like[:-1]), torch.zeros(SIZE, dtype=like[-1].dtype))
-        # the index is in range by construction (& 0xFFFF of a table of 2^16): no bounds check per element
-        with torch._inductor.config.patch(assert_indirect_indexing=False):
-            k = _KERNELS[key] = cpu.Direct(fn, examples, f"table.{which}").call
-    return k
-
-
 def built(dtype: torch.dtype, train: bool) -> bool:
     """Whether the lookup kernels for `dtype` inputs are compiled (a small call does not wait for them)."""
-    ok = ("fwd", torch.int16, dtype) in _KERNELS
-    return ok and (not train or any(k[:3] == ("bwd", dtype, torch.int16) for k in _KERNELS))
+    return gather.built("lookup", dtype) and (not train or gather.built("grad", dtype))
