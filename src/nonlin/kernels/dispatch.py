@@ -371,8 +371,8 @@ def _prepare(name: str, dtype: torch.dtype, values: tuple, settings: tuple) -> b
         if job.table is not None:
             # half types: the lookup traced into the caller's graph, its arrays held here (never dropped: the
             # graph reads them)
-            vals, slopes = job.table._build()
-            _TRACED[key] = (_table_forward(vals), _table_backward(slopes), job)
+            vals, slopes, wide = job.table._build()
+            _TRACED[key] = (_table_forward(vals), _table_backward(slopes, wide), job)
             return True
         fwd = cpu.functions(job.plan, job.fwd, False)
         bwd = cpu.functions(job.plan, job.bwd, False)
@@ -387,10 +387,10 @@ def _table_forward(values: torch.Tensor):
     return fwd
 
 
-def _table_backward(slopes: torch.Tensor):
+def _table_backward(slopes: torch.Tensor, wide: torch.Tensor | None):
     # (by table for every entry here: _Traced saves the inputs, where a direct call of relu6 saves its output)
     def grad(go, x, params):
-        return (table.gradient(go, x, slopes),)
+        return (table.gradient(go, x, slopes, wide),)
 
     return grad
 

@@ -80,102 +80,41 @@ extern "C" void kernel(const Half* go, const int16_t* bits, const float* slopes,
 }
 """
 
-# float64 slopes (bfloat16 only): the float64 product cut to float32's 24 bits to odd, or below 2^-126 rounded
-# to bfloat16's subnormal grid, then converted (exactly) to float32 and rounded once to the half type
-# (table._grad_wide)
+# bfloat16 with some derivatives outside float32's normal range: `slopes` holds NaN there, and those elements
+# (rare: the far tails) take the float64 slope and product, cut to float32's 24 bits to odd, or below 2^-126
+# rounded to bfloat16's subnormal grid, then converted (exactly) to float32 and rounded once (table._grad_wide)
 _GRAD_WIDE = r"""
 constexpr int64_t DROPPED = (int64_t(1) << 29) - 1;
 constexpr double GRID = 1.5 * 0x1p-81, TINY = 0x1p-126;
 
-static inline double wide_scalar(double p) {
-  int64_t b;
-  std::memcpy(&b, &p, 8);
-  b = (b & ~DROPPED) | (int64_t((b & DROPPED) != 0) << 29);
+static inline Half far(const double* wide, int16_t b, Half go) {
+  double p = wide[pattern(b)] * static_cast<double>(go);
+  int64_t bits;
+  std::memcpy(&bits, &p, 8);
+  bits = (bits & ~DROPPED) | (int64_t((bits & DROPPED) != 0) << 29);
   double cut;
-  std::memcpy(&cut, &b, 8);
+  std::memcpy(&cut, &bits, 8);
   double a = std::abs(p);
-  return a < TINY ? std::copysign((a + GRID) - GRID, p) : cut;
+  return Half(static_cast<float>(a < TINY ? std::copysign((a + GRID) - GRID, p) : cut));
 }
 
-static inline Vectorized<double> wide(Vectorized<double> p) {
-  auto b = at::vec::cast<int64_t>(p);
-  auto dropped = b & Vectorized<int64_t>(DROPPED);
-  auto odd = (dropped != Vectorized<int64_t>(0)) & Vectorized<int64_t>(int64_t(1) << 29);
-  auto cut = at::vec::cast<double>((b & Vectorized<int64_t>(~DROPPED)) | odd);
-  auto a = p.abs();
-  auto sign = b & Vectorized<int64_t>(std::numeric_limits<int64_t>::min());
-  auto tiny = at::vec::cast<double>(at::vec::cast<int64_t>((a + Vectorized<double>(GRID)) - Vectorized<double>(GRID)) | sign);
-  return Vectorized<double>::blendv(cut, tiny, a < Vectorized<double>(TINY));
-}
-
-// float32 <-> float64 and the float64 gather, by the ISA's instructions: ATen's vector types convert between
-// float and double element by element
-static inline void gather_wide(const double* s, Vectorized<int32_t> index, Vectorized<double>& lo,
-                               Vectorized<double>& hi) {
-#if defined(CPU_CAPABILITY_AVX512)
-  __m512i i = index;
-  lo = _mm512_i32gather_pd(_mm512_castsi512_si256(i), s, 8);
-  hi = _mm512_i32gather_pd(_mm512_extracti64x4_epi64(i, 1), s, 8);
-#elif defined(CPU_CAPABILITY_AVX2)
-  __m256i i = index;
-  lo = _mm256_i32gather_pd(s, _mm256_castsi256_si128(i), 8);
-  hi = _mm256_i32gather_pd(s, _mm256_extracti128_si256(i, 1), 8);
-#else
-  int32_t i[V];
-  double d[V];
-  index.store(i);
-  for (int64_t j = 0; j < V; ++j) d[j] = s[i[j]];
-  lo = Vectorized<double>::loadu(d);
-  hi = Vectorized<double>::loadu(d + V / 2);
-#endif
-}
-
-static inline void widen(Vectorized<float> f, Vectorized<double>& lo, Vectorized<double>& hi) {
-#if defined(CPU_CAPABILITY_AVX512)
-  __m512 v = f;
-  lo = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
-  hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
-#elif defined(CPU_CAPABILITY_AVX2)
-  __m256 v = f;
-  lo = _mm256_cvtps_pd(_mm256_castps256_ps128(v));
-  hi = _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1));
-#else
-  float a[V];
-  double d[V];
-  f.store(a);
-  for (int64_t j = 0; j < V; ++j) d[j] = a[j];
-  lo = Vectorized<double>::loadu(d);
-  hi = Vectorized<double>::loadu(d + V / 2);
-#endif
-}
-
-static inline Vectorized<float> narrow(Vectorized<double> lo, Vectorized<double> hi) {
-#if defined(CPU_CAPABILITY_AVX512)
-  return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
-#elif defined(CPU_CAPABILITY_AVX2)
-  return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)), _mm256_cvtpd_ps(hi), 1);
-#else
-  double d[V];
-  float a[V];
-  lo.store(d);
-  hi.store(d + V / 2);
-  for (int64_t j = 0; j < V; ++j) a[j] = static_cast<float>(d[j]);
-  return Vectorized<float>::loadu(a);
-#endif
-}
-
-extern "C" void kernel(const Half* go, const int16_t* bits, const double* slopes, Half* out, int64_t n,
-                       int64_t threads) {
+extern "C" void kernel(const Half* go, const int16_t* bits, const float* slopes, const double* wide, Half* out,
+                       int64_t n, int64_t threads) {
   for_chunks(n, threads, [&](int64_t begin, int64_t end) {
     int64_t i = begin;
     for (; i + V <= end; i += V) {
-      Vectorized<double> s_lo, s_hi, g_lo, g_hi;
-      gather_wide(slopes, patterns(bits + i), s_lo, s_hi);
-      widen(at::vec::convert<float>(Vectorized<Half>::loadu(go + i, V)), g_lo, g_hi);
-      at::vec::convert<Half>(narrow(wide(s_lo * g_lo), wide(s_hi * g_hi))).store(out + i, V);
+      auto s = at::vec::gather<4>(slopes, patterns(bits + i));
+      auto g = at::vec::convert<float>(Vectorized<Half>::loadu(go + i, V));
+      at::vec::convert<Half>(s * g).store(out + i, V);
+      const int ordered = (s != s).zero_mask();  // bit j set where slope j is not NaN
+      if (ordered != (1 << V) - 1)
+        for (int64_t j = 0; j < V; ++j)
+          if (!((ordered >> j) & 1)) out[i + j] = far(wide, bits[i + j], go[i + j]);
     }
-    for (; i < end; ++i)
-      out[i] = Half(static_cast<float>(wide_scalar(slopes[pattern(bits[i])] * static_cast<double>(go[i]))));
+    for (; i < end; ++i) {
+      const float s = slopes[pattern(bits[i])];
+      out[i] = std::isnan(s) ? far(wide, bits[i], go[i]) : Half(s * static_cast<float>(go[i]));
+    }
   });
 }
 """
@@ -184,14 +123,16 @@ _BUILT: dict[tuple, Callable | None] = {}
 _LOCK = threading.Lock()
 
 
-def kernel(which: str, dtype: torch.dtype, slopes: torch.dtype | None = None) -> Callable | None:
-    """The compiled kernel `which` ("lookup" or "grad") for half type `dtype` (and slope dtype), built once;
-    None where compilation is off or failed (the caller runs the torch-op forms, which give the same bits).
+def kernel(which: str, dtype: torch.dtype, wide: bool = False) -> Callable | None:
+    """The compiled kernel `which` ("lookup" or "grad", with float64 slopes beside the float32 ones where
+    `wide`) for half type `dtype`, built once; None where compilation is off or failed (the caller runs the
+    torch-op forms, which give the same bits).
 
-    lookup(bits, values, out, n, threads); grad(go, bits, slopes, out, n, threads): contiguous tensors (bits
-    int16, values float32, out and go of the half type), n elements, OpenMP threads.
+    lookup(bits, values, out, n, threads); grad(go, bits, slopes, [wide,] out, n, threads): contiguous tensors
+    (bits int16, values and slopes float32, wide float64, out and go of the half type), n elements, OpenMP
+    threads.
     """
-    key = (which, dtype, slopes)
+    key = (which, dtype, wide)
     if key in _BUILT:
         return _BUILT[key]
     from nonlin.kernels import cpu
@@ -201,7 +142,7 @@ def kernel(which: str, dtype: torch.dtype, slopes: torch.dtype | None = None) ->
             k = None
             if cpu.compile_available():
                 try:
-                    k = _compile(which, dtype, slopes)
+                    k = _compile(which, dtype, wide)
                 except Exception as e:  # compiler missing or broken
                     cpu.disable_compile(f"{type(e).__name__}: {e}")
                     warnings.warn(
@@ -214,16 +155,16 @@ def kernel(which: str, dtype: torch.dtype, slopes: torch.dtype | None = None) ->
     return _BUILT[key]
 
 
-def _compile(which: str, dtype: torch.dtype, slopes: torch.dtype | None) -> Callable:
+def _compile(which: str, dtype: torch.dtype, wide: bool) -> Callable:
     from torch._inductor.codecache import CppPythonBindingsCodeCache
 
     half = _CTYPE[dtype]
     if which == "lookup":
         body, args = _LOOKUP, ["const int16_t*", "const float*", f"{half}*"]
-    elif slopes == torch.float32:
+    elif not wide:
         body, args = _GRAD, [f"const {half}*", "const int16_t*", "const float*", f"{half}*"]
     else:
-        body, args = _GRAD_WIDE, [f"const {half}*", "const int16_t*", "const double*", f"{half}*"]
+        body, args = _GRAD_WIDE, [f"const {half}*", "const int16_t*", "const float*", "const double*", f"{half}*"]
     source = _PRELUDE.replace("HALF_TYPE", half) + body
     return CppPythonBindingsCodeCache.load_pybinding([*args, "int64_t", "int64_t"], source)
 

@@ -57,19 +57,22 @@ _DROPPED = (1 << 29) - 1
 _SUBNORMAL_GRID = 1.5 * 2.0**-81
 
 
-def _grad_wide(go, bits, slopes, params):
-    """float64 slopes (bfloat16 inputs whose derivative leaves float32's normal range): the float64 product,
-    rounded so that torch's float64 -> half conversion (which goes through float32) rounds once. Where the
-    product is a float32 normal (or beyond), it is cut to float32's 24 bits *to odd* in its bit pattern (the
-    last kept bit set where a dropped one is), which a rounding to 8 bits then rounds as the product itself;
-    below 2^-126 it is rounded to bfloat16's subnormal grid directly, sign kept (integer and add/subtract
-    operations; kernels/gather.py does the same in vector registers)."""
-    p = slopes[bits.to(torch.int32) & 0xFFFF] * go.to(torch.float64)
+def _grad_wide(go, bits, slopes, wide, params):
+    """bfloat16 inputs some of whose derivatives leave float32's normal range: `slopes` (float32) holds NaN
+    there, and those elements take the float64 slope from `wide` and the float64 product, rounded so that
+    torch's float64 -> half conversion (which goes through float32) rounds once. Where the product is a float32
+    normal (or beyond), it is cut to float32's 24 bits *to odd* in its bit pattern (the last kept bit set where
+    a dropped one is), which a rounding to 8 bits then rounds as the product itself; below 2^-126 it is rounded
+    to bfloat16's subnormal grid directly, sign kept. (A NaN derivative takes this path too, and stays NaN.)"""
+    i = bits.to(torch.int32) & 0xFFFF
+    s = slopes[i]
+    p = wide[i] * go.to(torch.float64)
     b = p.view(torch.int64)
     cut = ((b & ~_DROPPED) | ((b & _DROPPED) != 0).to(torch.int64) << 29).view(torch.float64)
     a = torch.abs(p)
     tiny = torch.copysign((a + _SUBNORMAL_GRID) - _SUBNORMAL_GRID, p)
-    return torch.where(a < _FLOAT32_TINY, tiny, cut).to(torch.float32).to(go.dtype)
+    far = torch.where(a < _FLOAT32_TINY, tiny, cut).to(torch.float32).to(go.dtype)
+    return torch.where(torch.isnan(s), far, (s * go.to(torch.float32)).to(go.dtype))
 
 
 # Primitives a computed kernel runs at the lookup's cost or less. The generated backward computes half inputs in
@@ -96,13 +99,11 @@ def lookup(x: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
     return _lookup(x.view(torch.int16), values, None)
 
 
-def gradient(go: torch.Tensor, x: torch.Tensor, slopes: torch.Tensor) -> torch.Tensor:
+def gradient(go: torch.Tensor, x: torch.Tensor, slopes: torch.Tensor, wide: torch.Tensor | None = None) -> torch.Tensor:
     """go * slopes at x's bit patterns, in torch ops (see `_grad` and `_grad_wide`)."""
-    return _grad_form(slopes)(go, x.view(torch.int16), slopes, None)
-
-
-def _grad_form(slopes: torch.Tensor):
-    return _grad if slopes.dtype == torch.float32 else _grad_wide
+    if wide is None:
+        return _grad(go, x.view(torch.int16), slopes, None)
+    return _grad_wide(go, x.view(torch.int16), slopes, wide, None)
 
 
 def all_values(dtype: torch.dtype) -> torch.Tensor:
@@ -113,7 +114,7 @@ def all_values(dtype: torch.dtype) -> torch.Tensor:
 class Table:
     """The forward values and derivative slopes of one (entry, parameters, half dtype), built on first use."""
 
-    __slots__ = ("_lock", "backward_by_table", "dtype", "params", "slopes", "spec", "values", "values32")
+    __slots__ = ("_lock", "backward_by_table", "dtype", "params", "slopes", "spec", "values", "values32", "wide")
 
     def __init__(self, spec, dtype: torch.dtype, params: Mapping[str, Any], backward_by_table: bool) -> None:
         self.spec, self.dtype, self.params = spec, dtype, dict(params)
@@ -121,16 +122,17 @@ class Table:
         self.values: torch.Tensor | None = None
         self.values32: torch.Tensor | None = None  # the same widened to float32: the gather kernel's words
         self.slopes: torch.Tensor | None = None
+        self.wide: torch.Tensor | None = None  # float64 slopes where `slopes` holds NaN (bfloat16 only)
         self._lock = threading.Lock()
 
-    def _build(self) -> tuple[torch.Tensor, torch.Tensor]:
+    def _build(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         from nonlin.autograd import round_to
         from nonlin.ops import TORCH
 
         with self._lock:
-            values, slopes = self.values, self.slopes
+            values, slopes, wide = self.values, self.slopes, self.wide
             if values is not None and slopes is not None:
-                return values, slopes
+                return values, slopes, wide
             x = all_values(self.dtype).double()
             with torch.no_grad():
                 y = self.spec.forward(TORCH, x, **self.params)
@@ -139,13 +141,13 @@ class Table:
             y = torch.as_tensor(y, dtype=torch.float64).expand_as(x)
             d = torch.as_tensor(d, dtype=torch.float64).expand_as(x)
             d = _settle_midpoint_slopes(self.spec, self.params, x, d, self.dtype)
-            slopes = _slopes(d, self.dtype)
+            slopes, wide = _slopes(d, self.dtype)
             values = _settle_near_ties(self.spec, self.params, x, y, round_to(y, self.dtype))
             # (a traced lookup of float32 words and a conversion is 2.8x slower than of the half values)
             self.values32 = values.float()
-            self.values, self.slopes = values, slopes
+            self.values, self.slopes, self.wide = values, slopes, wide
         _keep(self)
-        return values, slopes
+        return values, slopes, wide
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         values, wide = self.values, self.values32
@@ -161,20 +163,24 @@ class Table:
         return out.view_as(x)
 
     def backward(self, go: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-        slopes = self.slopes
+        slopes, wide = self.slopes, self.wide
         if slopes is None:
-            slopes = self._build()[1]
+            _, slopes, wide = self._build()
         bits, g = _flat(x).view(torch.int16), _flat(go).to(self.dtype)
-        k = gather.kernel("grad", self.dtype, slopes.dtype)
+        k = gather.kernel("grad", self.dtype, wide is not None)
         if k is None:
-            return _grad_form(slopes)(g, bits, slopes, None).view_as(x)
+            return gradient(g, bits.view(self.dtype), slopes, wide).view_as(x)
         out = torch.empty(bits.shape, dtype=self.dtype)
-        k(g, bits, slopes, out, bits.numel(), gather.threads(bits.numel()))
+        n = bits.numel()
+        if wide is None:
+            k(g, bits, slopes, out, n, gather.threads(n))
+        else:
+            k(g, bits, slopes, wide, out, n, gather.threads(n))
         return out.view_as(x)
 
     def _drop(self) -> None:
         with self._lock:
-            self.values = self.values32 = self.slopes = None
+            self.values = self.values32 = self.slopes = self.wide = None
 
 
 # Built tables hold 0.2-0.6 MB each; a sweep over many parameter values would keep one per value. The oldest
@@ -193,23 +199,25 @@ def _keep(t: Table) -> None:
             old._drop()
 
 
-def _slopes(d: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+def _slopes(d: torch.Tensor, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Tensor | None]:
     """The table's slopes from the float64 derivative `d`: float32 rounded to odd (a slope that rounds to 1.5,
     bent_identity's 1.5 - 1/(4 x^2) at large x, would make go * 1.5 a half-type midpoint, rounded to even where
-    the true product lies below it: 1.3% of fp16 gradients), or float64 where bfloat16's range needs it.
+    the true product lies below it: 1.3% of fp16 gradients), and the float64 ones where bfloat16 needs them.
 
     float16's incoming gradients lie within 2^-24 <= |go| <= 65504, so a finite derivative beyond float32's
     largest value gives a product beyond float16's (float32's largest keeps that, and 0 * it = 0) and one below
     its smallest normal a product that rounds to a signed zero (float32's subnormal to odd keeps the sign).
-    bfloat16 has float32's exponent range: there such a derivative keeps the float64 slopes (`_grad_wide`)."""
+    bfloat16 has float32's exponent range: where such a derivative occurs, the float32 slopes hold NaN at it
+    and `d` is kept for those elements (`_grad_wide`); elsewhere the float32 product is as good."""
     from nonlin.autograd import float32_to_odd
 
     a = torch.abs(d)
     outside = (a != 0) & torch.isfinite(d) & ((a < _FLOAT32_TINY) | (a > _FLOAT32_MAX))
-    if dtype == torch.bfloat16 and bool(outside.any()):
-        return d.contiguous()
     finite = torch.where(torch.isfinite(d), d.clamp(-_FLOAT32_MAX, _FLOAT32_MAX), d)
-    return float32_to_odd(finite).contiguous()
+    slopes = float32_to_odd(finite)
+    if dtype == torch.bfloat16 and bool(outside.any()):
+        return torch.where(outside, torch.nan, slopes).contiguous(), d.contiguous()
+    return slopes.contiguous(), None
 
 
 def _settle_near_ties(spec, params, x: torch.Tensor, y: torch.Tensor, rounded: torch.Tensor) -> torch.Tensor:
