@@ -116,3 +116,20 @@ def test_glu_matches_torch_glu_with_its_value_first_convention():
     x = torch.randn(4, 6, dtype=torch.float64)
     # torch: first half value, second half gate; nonlin: gate first.
     assert torch.allclose(nonlin.functional.glu(x[:, 3:], x[:, :3]), torch.nn.functional.glu(x, dim=-1))
+
+
+@pytest.mark.parametrize("name", [n for n in GATED if nonlin.spec(n).gate is not None])
+def test_a_declared_gate_is_the_forward_over_v(name):
+    """`Spec.gate` says forward = gate(g) * v: the half-type tables compute from it alone, so it must agree
+    with the declared forward and derivative (float64, bit for bit: the same primitives in the same order)."""
+    from nonlin.ops import TORCH
+
+    s = nonlin.spec(name)
+    gate, gate_grad = s.gate
+    g = torch.tensor(_VALS * 5, dtype=torch.float64)
+    v = torch.tensor([-2.5, -1e-3, 0.0, 0.7, 40.0] * len(_VALS), dtype=torch.float64)
+    p = s.defaults()
+    assert torch.equal(s.forward(TORCH, g, v, **p), gate(TORCH, g, **p) * v)
+    dg, dv = s.derivative(TORCH, g, v, **p)
+    assert torch.equal(dg, gate_grad(TORCH, g, **p) * v)
+    assert torch.equal(dv, torch.as_tensor(gate(TORCH, g, **p)).expand_as(dv))

@@ -230,6 +230,10 @@ class Spec:
     param_rules: tuple[tuple[str, Callable[..., Any]], ...] = ()
     # Extra tensor inputs beyond (x) / (g, v), e.g. kappa_swiglu's router logit.
     extra_inputs: tuple[str, ...] = ()
+    # Gated entries whose forward is exactly gate(g) * v (and derivative (gate'(g) v, gate(g))): the pointwise
+    # (gate, gate') as ``body(m, g, **params)``, so that half-type inputs look the gate up (kernels/table.py).
+    # tests/test_gated.py checks the declaration against forward and derivative.
+    gate: tuple[Callable[..., Any], Callable[..., Any]] | None = None
     # The torch callable this entry equals, for agreement tests (not used to compute).
     torch_equivalent: Callable[..., Any] | None = None
     # Normalizers and set-wise units: torch implementation and row-wise mpmath reference.

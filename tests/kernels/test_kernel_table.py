@@ -115,7 +115,7 @@ def test_the_lookup_kernels_are_shared_by_every_entry():
         for name in ("gelu", "silu", "mish", "elliott"):
             F.function(name)(x).sum().backward()
     kernels = {k for k in gather._BUILT if k[1] == torch.bfloat16}
-    assert {k for k in kernels if k[0] == "lookup"} == {("lookup", torch.bfloat16, False)}
+    assert {k for k in kernels if k[0] == "lookup"} == {("lookup", torch.bfloat16, False, False)}
     assert {k[0] for k in kernels} == {"lookup", "grad"} and len(kernels) <= 3  # grad: with float64 slopes or not
 
 
@@ -147,7 +147,8 @@ def test_built_tables_are_bounded(monkeypatch):
 @pytest.mark.parametrize("dtype", HALVES, ids=["bfloat16", "float16"])
 @pytest.mark.parametrize("name", ["gelu", "silu", "sigmoid", "tanh", "softsign", "mish", "shifted_relu"])
 def test_inside_torch_compile_the_lookup_is_traced(name, dtype):
-    """A user's torch.compile traces the same lookup into its graph: the direct path's bits in both passes."""
+    """A user's torch.compile puts the same lookup in its graph (the table ops, opaque to inductor): the
+    direct path's bits in both passes."""
     torch._dynamo.reset()
     f = F.function(name)
     x = table.all_values(dtype)
@@ -173,39 +174,50 @@ def _random_slopes(dtype: torch.dtype, g: torch.Generator) -> torch.Tensor:
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("n", [1, 15, 17, 16384 * 3 + 5])
+@pytest.mark.parametrize("shape", [(1,), (15,), (17,), (16384 * 3 + 5,), (3, 37), (2, 16384 + 9)])
 @pytest.mark.parametrize(
-    ("dtype", "wide"),
-    [(torch.bfloat16, False), (torch.bfloat16, True), (torch.float16, False)],
-    ids=["bfloat16", "bfloat16-wide", "float16"],
+    ("dtype", "wide", "has_v"),
+    [
+        (torch.bfloat16, False, False),
+        (torch.bfloat16, True, False),
+        (torch.bfloat16, True, True),
+        (torch.float16, False, False),
+        (torch.float16, False, True),
+    ],
+    ids=["bfloat16", "bfloat16-wide", "bfloat16-wide-v", "float16", "float16-v"],
 )
-def test_gather_kernels_give_the_torch_op_forms_bits(dtype, wide, n, threads):
+def test_gather_kernels_give_the_torch_op_forms_bits(dtype, wide, has_v, shape, threads):
     """The compiled kernels (kernels/gather.py) and the torch-op forms a caller's torch.compile traces
-    (table._lookup, _grad, _grad_wide) agree bit for bit, at every pattern, at sizes that leave a scalar tail
-    and with the work split among threads."""
-    g = torch.Generator().manual_seed(n + threads)
-    bits = torch.randint(-32768, 32768, (n,), dtype=torch.int16, generator=g)
-    go = torch.randint(-32768, 32768, (n,), dtype=torch.int16, generator=g).view(dtype)
+    (table._lookup, _product) agree bit for bit, at every pattern, at sizes that leave a scalar tail, on rows of
+    a packed [gate | value] layout, and with the work split among threads."""
+    g = torch.Generator().manual_seed(sum(shape) + threads)
+
+    def patterns(dt):
+        n = shape[0] * (2 * shape[1] if len(shape) == 2 else 1)
+        t = torch.randint(-32768, 32768, (n,), dtype=torch.int16, generator=g).view(dt)
+        return t.view(shape[0], 2 * shape[1])[:, shape[1] :] if len(shape) == 2 else t  # strided rows
+
+    bits, go, v = patterns(torch.int16), patterns(dtype), patterns(dtype) if has_v else None
     values = torch.randint(-32768, 32768, (table.SIZE,), dtype=torch.int16, generator=g).view(dtype).float()
-    y = torch.empty(n, dtype=dtype)
-    gather.kernel("lookup", dtype)(bits, values, y, n, threads)
+    y = torch.empty(shape, dtype=dtype)
+    assert gather.lookup(bits, values, y)
     assert _same_bits(y, table._lookup(bits, values, None).to(dtype)).all()
     d = _random_slopes(torch.float64, g)
     slopes, far = table._slopes(d, dtype)
     if wide:
-        assert far is not None and bool(torch.isnan(slopes).any())
+        far = d if far is None else far
     else:
         slopes, far = d.float(), None
-    grad = torch.empty(n, dtype=dtype)
-    k = gather.kernel("grad", dtype, wide)
-    k(go, bits, slopes, *([far] if wide else []), grad, n, threads)
-    expected = table.gradient(go, bits.view(dtype), slopes, far)
-    same = _same_bits(grad, expected)
-    assert same.all(), f"{(~same).sum()} of {n} differ, e.g. {grad[~same][:4]} against {expected[~same][:4]}"
+    out = torch.empty(2 * shape[0] * shape[-1], dtype=dtype)
+    out = out.view(shape[0], 2 * shape[1])[:, : shape[1]] if len(shape) == 2 else out[: shape[0]]
+    assert gather.gradient(go, v, bits, slopes, far, out, threads=threads)
+    expected = table._product(go, v, bits, slopes, far)
+    same = _same_bits(out, expected)
+    assert same.all(), f"{(~same).sum()} differ, e.g. {out[~same][:4]} against {expected[~same][:4]}"
 
 
 def test_the_wide_products_rounding_is_the_eager_paths():
-    """go = 1 makes _grad_wide a conversion of float64 slopes to bfloat16: it must round once, as the eager
+    """go = 1 makes the far-tail product a conversion of float64 slopes to bfloat16: it must round once, as the eager
     path's round_to does, across float32's subnormals and near bfloat16 midpoints (where float64 -> float32 ->
     bfloat16 would round twice)."""
     from nonlin.autograd import round_to
@@ -221,4 +233,82 @@ def test_the_wide_products_rounding_is_the_eager_paths():
     bits = torch.arange(table.SIZE, dtype=torch.int32).to(torch.int16)
     ones = torch.ones(table.SIZE, dtype=torch.bfloat16)
     every = torch.full((table.SIZE,), torch.nan)  # every element on the float64 path
-    assert _same_bits(table._grad_wide(ones, bits, every, s, None), round_to(s, torch.bfloat16)).all()
+    assert _same_bits(table._product(ones, None, bits, every, s), round_to(s, torch.bfloat16)).all()
+
+
+GATED_CASES = [
+    pytest.param(name, dt, id=f"{name}-{str(dt)[6:]}")
+    for name in nonlin.names("gated")
+    if nonlin.spec(name).gate is not None
+    for dt in HALVES
+    if route.table_route(name, str(dt)[6:], "cpu", "train", "large") == "fused"
+]
+
+
+def _near_ties_only(name: str, got: torch.Tensor, eager: torch.Tensor, exact: torch.Tensor) -> None:
+    """`got` is the eager path's value but where the float64 `exact` lies within 2^-20 (relative) of the
+    midpoint between the two, and one ULP from it at most."""
+    err = ulp_error(got, eager.double().numpy())
+    assert err.max() <= 1.0, f"{name}: {err.max()} ULP at element {int(err.argmax())}"
+    differ = ~_same_bits(got, eager)
+    mid = (got[differ].double() + eager[differ].double()) / 2
+    far = torch.abs(exact[differ] - mid) > 2.0**-20 * torch.abs(mid)
+    assert not bool(far.any()), f"{name}: differs from the eager path away from a tie: {exact[differ][far][:5]}"
+
+
+@pytest.mark.parametrize(("name", "dtype"), GATED_CASES)
+def test_gated_half_inputs_look_the_gate_up(name, dtype):
+    """gate(g) * v with the gate looked up: every half-type g against v of every magnitude, forward and both
+    gradients within one ULP of the eager path's and different only at near-ties; packed and split inputs,
+    inference and training, and a caller's torch.compile give the same bits; the inputs alone are saved."""
+    from nonlin.ops import TORCH
+
+    s = nonlin.spec(name)
+    p = s.defaults()
+    assert isinstance(dispatch.job_for(s, dtype, p).table, table.GateTable)
+    gen = torch.Generator().manual_seed(11)
+    g = table.all_values(dtype)
+    g = g[torch.isfinite(g)]
+    big = float(torch.finfo(dtype).max) ** 0.5
+    v = (torch.randn(g.shape, generator=gen) * torch.exp2(torch.randint(-24, 24, g.shape, generator=gen))).clamp(
+        -big, big
+    )  # go * v stays in range for float16; for bfloat16 it is wide of float32's at the ends
+    v, go = v.to(dtype), torch.randn(g.shape, generator=gen).to(dtype)
+    packed = torch.cat([g.view(-1, 8), v.view(-1, 8)], dim=1)  # [n / 8, 16]: rows of [gate | value]
+
+    def run(x):
+        x = x.clone().requires_grad_()
+        y = F.function(name)(x, layout="gate_value")
+        (dx,) = torch.autograd.grad(y, x, go.view(-1, 8))
+        return y.detach().reshape(-1), (dx[:, :8].reshape(-1), dx[:, 8:].reshape(-1))
+
+    with use("eager"):  # (split: autograd sums the two slices' gradients of a packed input, -0 + 0 = +0)
+        ge, ve = g.clone().requires_grad_(), v.clone().requires_grad_()
+        ye = F.function(name)(ge, ve)
+        dxe = torch.autograd.grad(ye, (ge, ve), go)
+        ye = ye.detach()
+    saved: list[torch.Tensor] = []
+    with route.pinned("large"), route.recording() as taken:
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: saved.append(t) or t, lambda t: t):
+            y, dx = run(packed)
+        gs, vs = g.clone().requires_grad_(), v.clone().requires_grad_()
+        ys = F.function(name)(gs, vs)
+        dgs, dvs = torch.autograd.grad(ys, (gs, vs), go)
+        with torch.no_grad():
+            y_inference = F.function(name)(packed, layout="gate_value")
+    assert {t[5] for t in taken} == {"fused"}
+    assert len(saved) == 1 and saved[0].shape == packed.shape
+    for a, b in ((y, ys), (y, y_inference.reshape(-1)), (dx[0], dgs), (dx[1], dvs)):
+        assert _same_bits(a, b).all()
+    gate, gate_grad = s.gate
+    gd, vd, god = g.double(), v.double(), go.double()
+    _near_ties_only(f"{name} forward", y, ye, gate(TORCH, gd, **p) * vd)
+    _near_ties_only(f"{name} d/dg", dx[0], dxe[0], god * vd * gate_grad(TORCH, gd, **p))
+    _near_ties_only(f"{name} d/dv", dx[1], dxe[1], god * gate(TORCH, gd, **p))
+
+    torch._dynamo.reset()
+    gc, vc = g.clone().requires_grad_(), v.clone().requires_grad_()
+    yc = torch.compile(lambda a, b: F.function(name)(a, b) * 1.0, fullgraph=True)(gc, vc)
+    dgc, dvc = torch.autograd.grad(yc, (gc, vc), go)
+    for a, b in ((yc, ys), (dgc, dgs), (dvc, dvs)):
+        assert _same_bits(a, b).all()

@@ -125,6 +125,7 @@ SPECS = [
         summary="Gated linear unit (sigmoid gate).",
         forward=_glu[0],
         derivative=_glu[1],
+        gate=(_sigmoid, _sigmoid_grad),
         borrowed=(
             torch_names(
                 "glu",
@@ -177,6 +178,7 @@ SPECS = [
         summary="GELU-gated linear unit (exact GELU).",
         forward=_geglu[0],
         derivative=_geglu[1],
+        gate=(_gelu, _gelu_grad),
         aliases=("GEGLU",),
         properties=props("smooth"),
         paper=GLU_VARIANTS,
@@ -189,6 +191,7 @@ SPECS = [
         summary="GELU(tanh)-gated linear unit (Gemma, Liger's GeGLU).",
         forward=_geglu_tanh[0],
         derivative=_geglu_tanh[1],
+        gate=(_gelu_tanh, _gelu_tanh_grad),
         aliases=("gelu_tanh_and_mul", "geglu_approx"),
         properties=props("smooth"),
         paper=GLU_VARIANTS,
@@ -201,6 +204,7 @@ SPECS = [
         summary="Swish-gated linear unit (LLaMA FFN).",
         forward=_swiglu,
         derivative=_swiglu_grad,
+        gate=(_swish, _swish_grad),
         params=(P("beta", 1.0, "gate sharpness (1 = SiLU)", learnable=True, init="constant 1.0"),),
         aliases=("SwiGLU", "silu_and_mul", "silu_glu"),
         properties=props("smooth"),

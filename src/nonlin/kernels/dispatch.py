@@ -123,8 +123,9 @@ class Job:
         self.passthrough = passthrough
         # torch's own op as the forward of a training call (`with_torch_forward`); None: the forward kernel
         self.torch_forward = None
-        # bfloat16 and float16 inputs of a pointwise entry: looked up (`nonlin.kernels.table`), not computed
-        self.table: table.Table | None = None
+        # bfloat16 and float16 inputs of a pointwise entry, or of a gated one's gate: looked up
+        # (`nonlin.kernels.table`), not computed
+        self.table: table.Table | table.GateTable | None = None
 
 
 _TORCH_FORWARD: dict[int, tuple[Job, Job]] = {}  # id(job) -> (job, its twin); the job held, so its id stays its
@@ -193,6 +194,8 @@ def _make_job_inductor(spec: Spec, dtype: torch.dtype, params: Mapping[str, Any]
         job.table = table.Table(spec, dtype, params, out_plan is None or table.backward_by_table(out_plan))
         if job.table.backward_by_table:
             job.out_plan = None  # the table's backward reads the input
+    elif dtype in table.HALVES and job.gated and spec.gate is not None and not spec.extra_inputs:
+        job.table = table.GateTable(spec, dtype, params)
     return job
 
 
@@ -210,6 +213,8 @@ def ready(job: Job, dtype: torch.dtype, train: bool) -> bool:
     """Whether the kernels a call of `job` needs are compiled already (a small call does not wait for them)."""
     if job.passthrough:
         return True
+    if job.table is not None and job.gated:
+        return table.built(dtype, train, gated=True)
     if job.table is not None:
         return table.built(dtype, train and job.table.backward_by_table) and (
             not train or job.table.backward_by_table or _any_bwd_built(job, dtype)
@@ -263,10 +268,46 @@ def run_job(job: Job, main) -> torch.Tensor:
     if base is not None and base.is_contiguous():
         if grad:
             return _fused_apply(job, True, base)
-        return _kernel(job, "fwd_packed", base.view(-1, base.shape[-1]))[0].view_as(g)
+        return _gated_forward(job, True, base).view_as(g)
     if grad:
         return _fused_apply(job, False, g, v)
-    return _kernel(job, "fwd", _flat(g), _flat(v))[0].view_as(g)
+    return _gated_forward(job, False, g, v).view_as(g)
+
+
+def _gated_forward(job: Job, packed: bool, *inputs: torch.Tensor) -> torch.Tensor:
+    """gate(g) * v of a packed [..., 2d] tensor ([rows, d] out) or of g and v (flat out)."""
+    if packed:
+        (base,) = inputs
+        d2 = base.shape[-1]
+        rows = base.view(-1, d2)  # [rows, 2d]
+        if job.table is not None:
+            return job.table.forward(rows[:, : d2 // 2], rows[:, d2 // 2 :])
+        return _kernel(job, "fwd_packed", rows)[0]
+    g, v = (_flat(t) for t in inputs)
+    if job.table is not None:
+        return job.table.forward(g, v)
+    return _kernel(job, "fwd", g, v)[0]
+
+
+def _gated_backward(job: Job, packed: bool, go: torch.Tensor, saved) -> tuple[torch.Tensor, ...]:
+    """(d/d base,) of a packed call, else (d/dg, d/dv)."""
+    if packed:
+        (base,) = saved
+        d2 = base.shape[-1]
+        go2 = go.reshape(-1, d2 // 2) if go.is_contiguous() else go.contiguous().view(-1, d2 // 2)
+        if job.table is not None:
+            rows = base.view(-1, d2)  # [rows, 2d]
+            out = torch.empty_like(rows)
+            job.table.backward(go2, rows[:, : d2 // 2], rows[:, d2 // 2 :], out[:, : d2 // 2], out[:, d2 // 2 :])
+            return (out.view_as(base),)
+        return (_kernel(job, "bwd_packed", go2, base.view(-1, d2))[0].view_as(base),)
+    if job.table is not None:
+        g, v = (_flat(t) for t in saved)
+        dg, dv = torch.empty_like(g), torch.empty_like(v)
+        job.table.backward(_flat(go).to(g.dtype), g, v, dg, dv)
+        return dg.view_as(saved[0]), dv.view_as(saved[1])
+    grads = _kernel(job, "bwd", _flat(go), *(_flat(t) for t in saved))
+    return tuple(g.view_as(t) for g, t in zip(grads, saved, strict=False))
 
 
 _run = run_job
@@ -281,7 +322,7 @@ class nonlin_fused(torch.autograd.Function):  # lower case: grad_fn names say no
     @staticmethod
     def forward(ctx, job: Job, packed: bool, *inputs):
         ctx.job, ctx.packed = job, packed
-        if job.table is not None:
+        if job.table is not None and not job.gated:
             y = job.table.forward(inputs[0])
             ctx.save_for_backward(y if job.out_plan is not None else inputs[0])
             return y
@@ -294,11 +335,9 @@ class nonlin_fused(torch.autograd.Function):  # lower case: grad_fn names say no
             ctx.save_for_backward(y)
             return y
         ctx.save_for_backward(*inputs)
-        if packed:
-            (base,) = inputs
-            d2 = base.shape[-1]
-            y = _kernel(job, "fwd_packed", base.view(-1, d2))[0]  # [rows, d]
-            return y.view(*base.shape[:-1], d2 // 2)
+        if job.gated:
+            y = _gated_forward(job, packed, *inputs)
+            return y.view(*inputs[0].shape[:-1], inputs[0].shape[-1] // 2) if packed else y.view_as(inputs[0])
         return _kernel(job, "fwd", *(_flat(t) for t in inputs))[0].view_as(inputs[0])
 
     @staticmethod
@@ -314,13 +353,10 @@ class nonlin_fused(torch.autograd.Function):  # lower case: grad_fn names say no
                 grads = [g if g is not None else torch.zeros_like(m) for g, m in zip(grads, mains, strict=True)]
                 return None, None, torch.cat(grads, dim=-1)
             return (None, None, *grads)
+        if job.gated:
+            return (None, None, *_gated_backward(job, ctx.packed, go, saved))
         if job.table is not None and job.table.backward_by_table:
             return None, None, job.table.backward(go, saved[0])
-        if ctx.packed:
-            (base,) = saved
-            d2 = base.shape[-1]
-            go2 = go.reshape(-1, d2 // 2) if go.is_contiguous() else go.contiguous().view(-1, d2 // 2)
-            return None, None, _kernel(job, "bwd_packed", go2, base.view(-1, d2))[0].view_as(base)
         grads = _kernel(job, "bwd", _flat(go), *(_flat(t) for t in saved))
         return (None, None, *(g.view_as(t) for g, t in zip(grads, saved, strict=False)))
 
@@ -368,9 +404,12 @@ def _prepare(name: str, dtype: torch.dtype, values: tuple, settings: tuple) -> b
 
         s = get_spec(name)
         job = _make_job_inductor(s, dtype, dict(zip((p.name for p in s.params), values, strict=True)))
+        if isinstance(job.table, table.GateTable):
+            _TRACED[key] = (*_gate_functions(*job.table._build()), job)
+            return True
         if job.table is not None:
-            # half types: the lookup traced into the caller's graph, its arrays held here (never dropped: the
-            # graph reads them)
+            # half types: the lookup ops (table.traced_lookup, traced_product) in the caller's graph, their
+            # arrays held here (never dropped: the graph reads them)
             vals, slopes, wide = job.table._build()
             _TRACED[key] = (_table_forward(vals), _table_backward(slopes, wide), job)
             return True
@@ -380,9 +419,23 @@ def _prepare(name: str, dtype: torch.dtype, values: tuple, settings: tuple) -> b
     return True
 
 
+def _gate_functions(gate, gate_wide, slopes, slopes_wide):
+    """A gated entry's half-type gate tables as traced forward and backward: the products of GateTable."""
+
+    def fwd(g, v, params):
+        return table.traced_product(v, None, g, gate, gate_wide)
+
+    def grad(go, g, v, params):
+        return table.traced_product(go, v, g, slopes, slopes_wide), table.traced_product(go, None, g, gate, gate_wide)
+
+    return fwd, grad
+
+
 def _table_forward(values: torch.Tensor):
+    wide = values.float()
+
     def fwd(x, params):
-        return table.lookup(x, values)
+        return table.traced_lookup(x, values, wide)
 
     return fwd
 
@@ -390,7 +443,7 @@ def _table_forward(values: torch.Tensor):
 def _table_backward(slopes: torch.Tensor, wide: torch.Tensor | None):
     # (by table for every entry here: _Traced saves the inputs, where a direct call of relu6 saves its output)
     def grad(go, x, params):
-        return (table.gradient(go, x, slopes, wide),)
+        return (table.traced_product(go, None, x, slopes, wide),)
 
     return grad
 

@@ -3,7 +3,7 @@
 Inductor compiles an indexed load as scalar code (int16 is not among its vectorisable types, and its vector
 form of an indirect load stores the index and loads element by element): the table's backward cost ~1.2 ns per
 element with float32 slopes and ~2.3 with float64 ones, where ATen's sigmoid backward takes ~0.5. These kernels
-do the same arithmetic as `table._lookup`, `table._grad` and `table._grad_wide` with `at::vec::gather` (one
+do the same arithmetic as `table._lookup` and `table._product` with `at::vec::gather` (one
 AVX-512 or AVX2 gather instruction, a scalar loop elsewhere), and are built by inductor's own C++ toolchain
 (`CppPythonBindingsCodeCache`: the compiler, flags, vector ISA and on-disk cache inductor picks on this machine,
 so a machine that runs inductor's kernels runs these; ATEN_CPU_CAPABILITY and inductor's ISA choice apply as
@@ -43,77 +43,92 @@ static inline Vectorized<int32_t> patterns(const int16_t* p) {
 
 static inline int64_t pattern(int16_t b) { return static_cast<uint16_t>(b); }
 
-// f(begin, end) over chunks of [0, n), split among `threads` OpenMP threads
-template <class F> static inline void for_chunks(int64_t n, int64_t threads, F f) {
+// f(row, begin, end) over blocks of [rows, width], split among `threads` OpenMP threads
+template <class F> static inline void for_blocks(int64_t rows, int64_t width, int64_t threads, F f) {
   constexpr int64_t chunk = 16384;
-  const int64_t chunks = (n + chunk - 1) / chunk;
+  const int64_t per_row = (width + chunk - 1) / chunk, blocks = rows * per_row;
   #pragma omp parallel for num_threads(threads) schedule(static) if(threads > 1)
-  for (int64_t c = 0; c < chunks; ++c) f(c * chunk, std::min(n, (c + 1) * chunk));
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t r = b / per_row, begin = (b % per_row) * chunk;
+    f(r, begin, std::min(width, begin + chunk));
+  }
 }
 """
 
-# values: the table's half-type results widened to float32 (exact); out[i] = values[bits[i]] as the half type
+# values: the table's half-type results widened to float32 (exact); out = values[bits] as the half type
 _LOOKUP = r"""
-extern "C" void kernel(const int16_t* bits, const float* values, Half* out, int64_t n, int64_t threads) {
-  for_chunks(n, threads, [&](int64_t begin, int64_t end) {
+extern "C" void kernel(const int16_t* bits, const float* values, Half* out, int64_t rows, int64_t width,
+                       int64_t s_bits, int64_t s_out, int64_t threads) {
+  for_blocks(rows, width, threads, [&](int64_t r, int64_t begin, int64_t end) {
+    const int16_t* b = bits + r * s_bits;
+    Half* o = out + r * s_out;
     int64_t i = begin;
     for (; i + V <= end; i += V)
-      at::vec::convert<Half>(at::vec::gather<4>(values, patterns(bits + i))).store(out + i, V);
-    for (; i < end; ++i) out[i] = Half(values[pattern(bits[i])]);
+      at::vec::convert<Half>(at::vec::gather<4>(values, patterns(b + i))).store(o + i, V);
+    for (; i < end; ++i) o[i] = Half(values[pattern(b[i])]);
   });
 }
 """
 
-# float32 slopes: the float32 product, rounded once to the half type (table._grad)
+# out = go (* v) * slopes[bits]: the float32 product (go * v is exact in float32 for float16; for bfloat16 it is
+# where it stays a float32 normal), rounded once to the half type (table._product). WIDE (bfloat16): the
+# elements whose slope is NaN (a derivative outside float32's normal range, or NaN) or whose go * v leaves
+# float32's normal range take the float64 slope from `wide` and the float64 product, cut to float32's 24 bits to
+# odd, or below 2^-126 rounded to bfloat16's subnormal grid, then converted (exactly) to float32 and rounded
+# once (table._rounded_once): rare (the far tails), a scalar fix-up after the vector store.
 _GRAD = r"""
-extern "C" void kernel(const Half* go, const int16_t* bits, const float* slopes, Half* out, int64_t n,
-                       int64_t threads) {
-  for_chunks(n, threads, [&](int64_t begin, int64_t end) {
-    int64_t i = begin;
-    for (; i + V <= end; i += V) {
-      auto s = at::vec::gather<4>(slopes, patterns(bits + i));
-      auto g = at::vec::convert<float>(Vectorized<Half>::loadu(go + i, V));
-      at::vec::convert<Half>(s * g).store(out + i, V);
-    }
-    for (; i < end; ++i) out[i] = Half(slopes[pattern(bits[i])] * static_cast<float>(go[i]));
-  });
-}
-"""
-
-# bfloat16 with some derivatives outside float32's normal range: `slopes` holds NaN there, and those elements
-# (rare: the far tails) take the float64 slope and product, cut to float32's 24 bits to odd, or below 2^-126
-# rounded to bfloat16's subnormal grid, then converted (exactly) to float32 and rounded once (table._grad_wide)
-_GRAD_WIDE = r"""
 constexpr int64_t DROPPED = (int64_t(1) << 29) - 1;
 constexpr double GRID = 1.5 * 0x1p-81, TINY = 0x1p-126;
 
-static inline Half far(const double* wide, int16_t b, Half go) {
-  double p = wide[pattern(b)] * static_cast<double>(go);
+static inline Half rounded_once(double p) {
   int64_t bits;
   std::memcpy(&bits, &p, 8);
   bits = (bits & ~DROPPED) | (int64_t((bits & DROPPED) != 0) << 29);
   double cut;
   std::memcpy(&cut, &bits, 8);
-  double a = std::abs(p);
+  const double a = std::abs(p);
   return Half(static_cast<float>(a < TINY ? std::copysign((a + GRID) - GRID, p) : cut));
 }
 
-extern "C" void kernel(const Half* go, const int16_t* bits, const float* slopes, const double* wide, Half* out,
-                       int64_t n, int64_t threads) {
-  for_chunks(n, threads, [&](int64_t begin, int64_t end) {
+extern "C" void kernel(const Half* go, const Half* v, const int16_t* bits, const float* slopes, const double* wide,
+                       Half* out, int64_t rows, int64_t width, int64_t s_go, int64_t s_v, int64_t s_bits,
+                       int64_t s_out, int64_t threads) {
+  for_blocks(rows, width, threads, [&](int64_t r, int64_t begin, int64_t end) {
+    const Half* g = go + r * s_go;
+    const Half* w = v + r * s_v;
+    const int16_t* b = bits + r * s_bits;
+    Half* o = out + r * s_out;
+    auto far = [&](int64_t i) {
+      const double f = static_cast<double>(g[i]) * (HAS_V ? static_cast<double>(w[i]) : 1.0);
+      return rounded_once(wide[pattern(b[i])] * f);
+    };
+    auto off = [&](float s, float f) {  // whether the float32 product is not the one to take
+      const float a = std::abs(f);
+      return WIDE && (std::isnan(s) || (HAS_V && ((a < float(TINY) && a != 0) || a > FLT_MAX)));
+    };
     int64_t i = begin;
     for (; i + V <= end; i += V) {
-      auto s = at::vec::gather<4>(slopes, patterns(bits + i));
-      auto g = at::vec::convert<float>(Vectorized<Half>::loadu(go + i, V));
-      at::vec::convert<Half>(s * g).store(out + i, V);
-      const int ordered = (s != s).zero_mask();  // bit j set where slope j is not NaN
-      if (ordered != (1 << V) - 1)
-        for (int64_t j = 0; j < V; ++j)
-          if (!((ordered >> j) & 1)) out[i + j] = far(wide, bits[i + j], go[i + j]);
+      auto s = at::vec::gather<4>(slopes, patterns(b + i));
+      auto f = at::vec::convert<float>(Vectorized<Half>::loadu(g + i, V));
+      if (HAS_V) f = f * at::vec::convert<float>(Vectorized<Half>::loadu(w + i, V));
+      at::vec::convert<Half>(s * f).store(o + i, V);
+      if (WIDE) {
+        auto bad = s != s;
+        if (HAS_V) {
+          auto a = f.abs();
+          bad = bad | ((a < Vectorized<float>(float(TINY))) & (a != Vectorized<float>(0.0f))) |
+                (a > Vectorized<float>(FLT_MAX));
+        }
+        const int good = bad.zero_mask();  // bit j set where element j took the float32 product
+        if (good != (1 << V) - 1)
+          for (int64_t j = 0; j < V; ++j)
+            if (!((good >> j) & 1)) o[i + j] = far(i + j);
+      }
     }
     for (; i < end; ++i) {
-      const float s = slopes[pattern(bits[i])];
-      out[i] = std::isnan(s) ? far(wide, bits[i], go[i]) : Half(s * static_cast<float>(go[i]));
+      const float s = slopes[pattern(b[i])];
+      const float f = static_cast<float>(g[i]) * (HAS_V ? static_cast<float>(w[i]) : 1.0f);
+      o[i] = off(s, f) ? far(i) : Half(s * f);
     }
   });
 }
@@ -123,16 +138,11 @@ _BUILT: dict[tuple, Callable | None] = {}
 _LOCK = threading.Lock()
 
 
-def kernel(which: str, dtype: torch.dtype, wide: bool = False) -> Callable | None:
-    """The compiled kernel `which` ("lookup" or "grad", with float64 slopes beside the float32 ones where
-    `wide`) for half type `dtype`, built once; None where compilation is off or failed (the caller runs the
-    torch-op forms, which give the same bits).
-
-    lookup(bits, values, out, n, threads); grad(go, bits, slopes, [wide,] out, n, threads): contiguous tensors
-    (bits int16, values and slopes float32, wide float64, out and go of the half type), n elements, OpenMP
-    threads.
-    """
-    key = (which, dtype, wide)
+def kernel(which: str, dtype: torch.dtype, has_v: bool = False, wide: bool = False) -> Callable | None:
+    """The compiled kernel `which` ("lookup" or "grad": go (* v, where `has_v`) * slopes, with float64 slopes
+    for the far tails where `wide`) for half type `dtype`, built once; None where compilation is off or failed
+    (the caller runs the torch-op forms, which give the same bits). `lookup` and `gradient` call them."""
+    key = (which, dtype, has_v, wide)
     if key in _BUILT:
         return _BUILT[key]
     from nonlin.kernels import cpu
@@ -142,7 +152,7 @@ def kernel(which: str, dtype: torch.dtype, wide: bool = False) -> Callable | Non
             k = None
             if cpu.compile_available():
                 try:
-                    k = _compile(which, dtype, wide)
+                    k = _compile(which, dtype, has_v, wide)
                 except Exception as e:  # compiler missing or broken
                     cpu.disable_compile(f"{type(e).__name__}: {e}")
                     warnings.warn(
@@ -155,25 +165,66 @@ def kernel(which: str, dtype: torch.dtype, wide: bool = False) -> Callable | Non
     return _BUILT[key]
 
 
-def _compile(which: str, dtype: torch.dtype, wide: bool) -> Callable:
+def _compile(which: str, dtype: torch.dtype, has_v: bool, wide: bool) -> Callable:
     from torch._inductor.codecache import CppPythonBindingsCodeCache
 
     half = _CTYPE[dtype]
+    prelude = _PRELUDE.replace("HALF_TYPE", half)
     if which == "lookup":
-        body, args = _LOOKUP, ["const int16_t*", "const float*", f"{half}*"]
-    elif not wide:
-        body, args = _GRAD, [f"const {half}*", "const int16_t*", "const float*", f"{half}*"]
-    else:
-        body, args = _GRAD_WIDE, [f"const {half}*", "const int16_t*", "const float*", "const double*", f"{half}*"]
-    source = _PRELUDE.replace("HALF_TYPE", half) + body
-    return CppPythonBindingsCodeCache.load_pybinding([*args, "int64_t", "int64_t"], source)
+        args = ["const int16_t*", "const float*", f"{half}*", *["int64_t"] * 5]
+        return CppPythonBindingsCodeCache.load_pybinding(args, prelude + _LOOKUP)
+    flags = f"constexpr bool HAS_V = {str(has_v).lower()}, WIDE = {str(wide).lower()};\n"
+    args = [f"const {half}*", f"const {half}*", "const int16_t*", "const float*", "const double*", f"{half}*"]
+    return CppPythonBindingsCodeCache.load_pybinding([*args, *["int64_t"] * 7], prelude + flags + _GRAD)
 
 
-def built(which: str, dtype: torch.dtype) -> bool:
-    """Whether some kernel `which` for half type `dtype` is built (compiled, or found not to compile)."""
-    return any(k[:2] == (which, dtype) for k in _BUILT)
+def _rows(t: torch.Tensor) -> tuple[int, int, int]:
+    """(rows, width, row stride) of a 1-D tensor or a 2-D one with unit inner stride."""
+    if t.dim() == 1:
+        return 1, t.shape[0], t.shape[0]
+    return t.shape[0], t.shape[1], t.stride(0)
 
 
-def threads(n: int) -> int:
+def lookup(bits: torch.Tensor, values: torch.Tensor, out: torch.Tensor, threads: int | None = None) -> bool:
+    """out = values[bits] (out of the half type, values float32), or False where the kernel is not built."""
+    k = kernel("lookup", out.dtype)
+    if k is None:
+        return False
+    rows, width, s_bits = _rows(bits)
+    k(bits, values, out, rows, width, s_bits, _rows(out)[2], threads or _threads(bits.numel()))
+    return True
+
+
+def gradient(
+    go: torch.Tensor,
+    v: torch.Tensor | None,
+    bits: torch.Tensor,
+    slopes: torch.Tensor,
+    wide: torch.Tensor | None,
+    out: torch.Tensor,
+    threads: int | None = None,
+) -> bool:
+    """out = go (* v) * slopes[bits] as the torch-op forms round it, or False where the kernel is not built.
+    All of the half type but bits (int16), slopes (float32) and wide (float64, or None: no far-tail path);
+    1-D, or 2-D [rows, width] with unit inner stride."""
+    k = kernel("grad", out.dtype, v is not None, wide is not None)
+    if k is None:
+        return False
+    rows, width, s_go = _rows(go)
+    s_v = _rows(v)[2] if v is not None else s_go
+    k(
+        go, go if v is None else v, bits, slopes, slopes if wide is None else wide, out,
+        rows, width, s_go, s_v, _rows(bits)[2], _rows(out)[2], threads or _threads(go.numel()),
+    )  # fmt: skip
+    return True
+
+
+def built(which: str, dtype: torch.dtype, has_v: bool | None = None) -> bool:
+    """Whether some kernel `which` for half type `dtype` (and `has_v`, where given) is built (compiled, or
+    found not to compile)."""
+    return any(k[:2] == (which, dtype) and has_v in (None, k[2]) for k in _BUILT)
+
+
+def _threads(n: int) -> int:
     """OpenMP threads for an n-element call: torch's intra-op count, one below `PARALLEL_NUMEL`."""
     return torch.get_num_threads() if n >= PARALLEL_NUMEL else 1

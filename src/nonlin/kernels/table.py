@@ -12,15 +12,21 @@ evaluates the eager path once on all of them and then looks results up:
   gradients, ~2^-13 of fp16 ones), and then by one ULP. Where some derivative is nonzero outside float32's
   normal range (subnormal, or beyond its largest float) and the half type is bfloat16 (float16's range makes
   float32 slopes enough: `_slopes`), the slopes stay float64 and so does the product, rounded once to the half
-  type (`_grad_wide`); a float64 derivative exactly on a half-type midpoint
+  type (`_product`); a float64 derivative exactly on a half-type midpoint
   moves one float64 ulp toward its true side (`_settle_midpoint_slopes`).
 
-The kernels are the same for every entry (an indexed load; a load and a product): written with ATen's vector
-types and a hardware gather (kernels/gather.py), compiled once per dtype by inductor's C++ toolchain, and equal
-bit for bit to the torch-op forms below (`_lookup`, `_grad`, `_grad_wide`), which a caller's torch.compile
-traces instead. Measured (4M bfloat16, one AVX-512 core, torch 2.13, `benchmarks/kernels.py`): the lookup
-1.4 ms where torch's sigmoid takes 2.4; the backward ~0.4 ns per element with float32 slopes and ~0.8 with
-float64 ones, against ATen's sigmoid backward ~0.5 (inductor's scalar loop for the same forms: 1.2 and 2.3).
+Gated entries whose forward is gate(g) * v (`Spec.gate`: glu, geglu, geglu_tanh, swiglu) look the gate up the
+same way (`GateTable`): gate[g] * v, and the gradients go * v * gate'[g] and go * gate[g], each one product
+rounded as the backward's.
+
+The kernels are the same for every entry (an indexed load; a load and a product of two or three factors):
+written with ATen's vector types and a hardware gather (kernels/gather.py), compiled once per dtype by
+inductor's C++ toolchain, and equal bit for bit to the torch-op forms below (`_lookup`, `_product`), which run
+where the kernels do not compile. Inside a caller's torch.compile the same kernels are two custom ops
+(`traced_lookup`, `traced_product`), opaque to inductor, whose scalar loop for the torch-op forms costs 2-20
+times more. Measured (4M bfloat16, one AVX-512 core, torch 2.13, `benchmarks/kernels.py`): the lookup 1.4 ms
+where torch's sigmoid takes 2.4; the backward ~0.4 ns per element, against ATen's sigmoid backward ~0.5
+(inductor's scalar loop for the same forms: 1.2, and 2.3 with float64 slopes).
 """
 
 from __future__ import annotations
@@ -46,10 +52,6 @@ def _lookup(bits, values, params):
     return values[bits.to(torch.int32) & 0xFFFF]
 
 
-def _grad(go, bits, slopes, params):
-    return (slopes[bits.to(torch.int32) & 0xFFFF] * go.to(slopes.dtype)).to(go.dtype)
-
-
 # Rounding float64 to float32 keeps its top 24 significant bits: the 29 bits below them are dropped.
 _DROPPED = (1 << 29) - 1
 # Adding and subtracting 1.5 * 2^-81 rounds |p| < 2^-126 to a multiple of 2^-133 (to nearest, ties to even): the
@@ -57,22 +59,38 @@ _DROPPED = (1 << 29) - 1
 _SUBNORMAL_GRID = 1.5 * 2.0**-81
 
 
-def _grad_wide(go, bits, slopes, wide, params):
-    """bfloat16 inputs some of whose derivatives leave float32's normal range: `slopes` (float32) holds NaN
-    there, and those elements take the float64 slope from `wide` and the float64 product, rounded so that
-    torch's float64 -> half conversion (which goes through float32) rounds once. Where the product is a float32
-    normal (or beyond), it is cut to float32's 24 bits *to odd* in its bit pattern (the last kept bit set where
-    a dropped one is), which a rounding to 8 bits then rounds as the product itself; below 2^-126 it is rounded
-    to bfloat16's subnormal grid directly, sign kept. (A NaN derivative takes this path too, and stays NaN.)"""
+def _product(go, v, bits, slopes, wide):
+    """go (* v) * slopes[bits], in torch ops: what kernels/gather.py computes, bit for bit.
+
+    The float32 product, rounded once to the half type (go * v is exact in float32 for float16 inputs). With
+    `wide` (bfloat16, whose exponent range is float32's), the elements whose slope is NaN (`_slopes` marks a
+    derivative outside float32's normal range so; a NaN derivative is one too) or whose go * v leaves float32's
+    normal range take the float64 slope and product instead, rounded so that torch's float64 -> half
+    conversion (which goes through float32) rounds once: `_rounded_once`."""
     i = bits.to(torch.int32) & 0xFFFF
     s = slopes[i]
-    p = wide[i] * go.to(torch.float64)
+    f = go.to(torch.float32) if v is None else go.to(torch.float32) * v.to(torch.float32)
+    near = (s * f).to(go.dtype)
+    if wide is None:
+        return near
+    off = torch.isnan(s)
+    if v is not None:
+        a = torch.abs(f)
+        off = off | ((a < _FLOAT32_TINY) & (a != 0)) | (a > _FLOAT32_MAX)
+    f64 = go.to(torch.float64) if v is None else go.to(torch.float64) * v.to(torch.float64)
+    return torch.where(off, _rounded_once(wide[i] * f64, go.dtype), near)
+
+
+def _rounded_once(p: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """float64 `p` to a half type with one rounding. Where p is a float32 normal (or beyond), it is cut to
+    float32's 24 bits *to odd* in its bit pattern (the last kept bit set where a dropped one is), which a rounding
+    to 8 or 11 bits then rounds as p itself; below 2^-126 it is rounded to bfloat16's subnormal grid directly,
+    sign kept (float16 has no values there). Integer and add/subtract operations, cheap in vector code."""
     b = p.view(torch.int64)
     cut = ((b & ~_DROPPED) | ((b & _DROPPED) != 0).to(torch.int64) << 29).view(torch.float64)
     a = torch.abs(p)
     tiny = torch.copysign((a + _SUBNORMAL_GRID) - _SUBNORMAL_GRID, p)
-    far = torch.where(a < _FLOAT32_TINY, tiny, cut).to(torch.float32).to(go.dtype)
-    return torch.where(torch.isnan(s), far, (s * go.to(torch.float32)).to(go.dtype))
+    return torch.where(a < _FLOAT32_TINY, tiny, cut).to(torch.float32).to(dtype)
 
 
 # Primitives a computed kernel runs at the lookup's cost or less. The generated backward computes half inputs in
@@ -95,15 +113,54 @@ def backward_by_table(p) -> bool:
 
 
 def lookup(x: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
-    """`values` at x's bit patterns, in torch ops (traced into a caller's torch.compile graph)."""
+    """`values` at x's bit patterns, in torch ops."""
     return _lookup(x.view(torch.int16), values, None)
 
 
-def gradient(go: torch.Tensor, x: torch.Tensor, slopes: torch.Tensor, wide: torch.Tensor | None = None) -> torch.Tensor:
-    """go * slopes at x's bit patterns, in torch ops (see `_grad` and `_grad_wide`)."""
-    if wide is None:
-        return _grad(go, x.view(torch.int16), slopes, None)
-    return _grad_wide(go, x.view(torch.int16), slopes, wide, None)
+def gradient(
+    go: torch.Tensor,
+    x: torch.Tensor,
+    slopes: torch.Tensor,
+    wide: torch.Tensor | None = None,
+    v: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """go (* v) * slopes at x's bit patterns, in torch ops (see `_product`)."""
+    return _product(go, v, x.view(torch.int16), slopes, wide)
+
+
+# Inside a caller's torch.compile the lookups are these two ops, opaque to inductor: its code for the torch-op
+# forms is a scalar loop (4M bfloat16 gradients with float64 far tails: ~8 ns per element, the kernels ~0.4).
+@torch.library.custom_op("nonlin::half_lookup", mutates_args=())
+def traced_lookup(x: torch.Tensor, values: torch.Tensor, values32: torch.Tensor) -> torch.Tensor:
+    """values[bits(x)] (values of x's half type, values32 the same widened to float32)."""
+    bits = _flat(x).view(torch.int16)
+    out = torch.empty(bits.shape, dtype=x.dtype)
+    if not gather.lookup(bits, values32, out):
+        out = _lookup(bits, values, None)
+    return out.view(x.shape)
+
+
+@traced_lookup.register_fake
+def _(x, values, values32):
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+
+
+@torch.library.custom_op("nonlin::half_product", mutates_args=())
+def traced_product(
+    go: torch.Tensor, v: torch.Tensor | None, x: torch.Tensor, slopes: torch.Tensor, wide: torch.Tensor | None
+) -> torch.Tensor:
+    """go (* v) * slopes[bits(x)], as `_product` rounds it."""
+    bits, g = _flat(x).view(torch.int16), _flat(go).to(x.dtype)
+    w = None if v is None else _flat(v)
+    out = torch.empty(bits.shape, dtype=x.dtype)
+    if not gather.gradient(g, w, bits, slopes, wide, out):
+        out = _product(g, w, bits, slopes, wide)
+    return out.view(x.shape)
+
+
+@traced_product.register_fake
+def _(go, v, x, slopes, wide):
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
 
 
 def all_values(dtype: torch.dtype) -> torch.Tensor:
@@ -155,11 +212,9 @@ class Table:
             values = self._build()[0]
             wide = values.float()
         bits = _flat(x).view(torch.int16)
-        k = gather.kernel("lookup", self.dtype)
-        if k is None:
-            return _lookup(bits, values, None).view_as(x)
         out = torch.empty(bits.shape, dtype=self.dtype)
-        k(bits, wide, out, bits.numel(), gather.threads(bits.numel()))
+        if not gather.lookup(bits, wide, out):
+            return _lookup(bits, values, None).view_as(x)
         return out.view_as(x)
 
     def backward(self, go: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
@@ -167,15 +222,9 @@ class Table:
         if slopes is None:
             _, slopes, wide = self._build()
         bits, g = _flat(x).view(torch.int16), _flat(go).to(self.dtype)
-        k = gather.kernel("grad", self.dtype, wide is not None)
-        if k is None:
-            return gradient(g, bits.view(self.dtype), slopes, wide).view_as(x)
         out = torch.empty(bits.shape, dtype=self.dtype)
-        n = bits.numel()
-        if wide is None:
-            k(g, bits, slopes, out, n, gather.threads(n))
-        else:
-            k(g, bits, slopes, wide, out, n, gather.threads(n))
+        if not gather.gradient(g, None, bits, slopes, wide, out):
+            return _product(g, None, bits, slopes, wide).view_as(x)
         return out.view_as(x)
 
     def _drop(self) -> None:
@@ -183,14 +232,75 @@ class Table:
             self.values = self.values32 = self.slopes = self.wide = None
 
 
+class GateTable:
+    """gate(g) and gate'(g) of a gated entry whose forward is gate(g) * v (`Spec.gate`), at fixed float
+    parameters, for every half-type g: forward gate[g] * v, backward (go * v * gate'[g], go * gate[g]), each
+    product as `_product` rounds it (the float32 product rounded once to the half type; bfloat16's far tails in
+    float64). Inputs are 1-D, or 2-D [rows, width] with unit inner stride (the halves of a packed [gate |
+    value] tensor)."""
+
+    __slots__ = ("_lock", "arrays", "dtype", "params", "spec")
+    backward_by_table = True
+
+    def __init__(self, spec, dtype: torch.dtype, params: Mapping[str, Any]) -> None:
+        self.spec, self.dtype, self.params = spec, dtype, dict(params)
+        # (gate values, their float64 far tails, gate' slopes, theirs), or None until built; one attribute, so
+        # that a concurrent drop never leaves half of them
+        self.arrays: tuple[torch.Tensor, torch.Tensor | None, torch.Tensor, torch.Tensor | None] | None = None
+        self._lock = threading.Lock()
+
+    def _build(self) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor, torch.Tensor | None]:
+        from nonlin.ops import TORCH
+
+        arrays = self.arrays
+        if arrays is not None:
+            return arrays
+        with self._lock:
+            if self.arrays is None:
+                x = all_values(self.dtype).double()
+                gate, gate_grad = self.spec.gate
+                with torch.no_grad():
+                    y = torch.as_tensor(gate(TORCH, x, **self.params), dtype=torch.float64).expand_as(x)
+                    d = torch.as_tensor(gate_grad(TORCH, x, **self.params), dtype=torch.float64).expand_as(x)
+                gate_values, gate_wide = _slopes(y, self.dtype)
+                slopes, slopes_wide = _slopes(d, self.dtype)
+                if self.dtype == torch.bfloat16 and slopes_wide is None:
+                    slopes_wide = slopes.double()  # go * v may leave float32's range: the float64 product there
+                self.arrays = (gate_values, gate_wide, slopes, slopes_wide)
+            arrays = self.arrays
+        _keep(self)
+        return arrays
+
+    def forward(self, g: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        gate, gate_wide, _, _ = self._build()
+        bits = g.view(torch.int16)
+        out = torch.empty(g.shape, dtype=self.dtype)
+        if not gather.gradient(v, None, bits, gate, gate_wide, out):
+            return _product(v, None, bits, gate, gate_wide)
+        return out
+
+    def backward(self, go: torch.Tensor, g: torch.Tensor, v: torch.Tensor, dg: torch.Tensor, dv: torch.Tensor) -> None:
+        """Writes d/dg and d/dv into `dg` and `dv` (views of the half type, shaped as g)."""
+        gate, gate_wide, slopes, slopes_wide = self._build()
+        bits = g.view(torch.int16)
+        if not gather.gradient(go, v, bits, slopes, slopes_wide, dg):
+            dg.copy_(_product(go, v, bits, slopes, slopes_wide))
+        if not gather.gradient(go, None, bits, gate, gate_wide, dv):
+            dv.copy_(_product(go, None, bits, gate, gate_wide))
+
+    def _drop(self) -> None:
+        with self._lock:
+            self.arrays = None
+
+
 # Built tables hold 0.2-0.6 MB each; a sweep over many parameter values would keep one per value. The oldest
 # beyond this many are dropped (and rebuilt, in milliseconds, if called again).
 MAX_BUILT = 128
-_BUILT: OrderedDict[int, Table] = OrderedDict()
+_BUILT: OrderedDict[int, Table | GateTable] = OrderedDict()
 _BUILT_LOCK = threading.Lock()
 
 
-def _keep(t: Table) -> None:
+def _keep(t: Table | GateTable) -> None:
     with _BUILT_LOCK:
         _BUILT[id(t)] = t
         _BUILT.move_to_end(id(t))
@@ -208,7 +318,7 @@ def _slopes(d: torch.Tensor, dtype: torch.dtype) -> tuple[torch.Tensor, torch.Te
     largest value gives a product beyond float16's (float32's largest keeps that, and 0 * it = 0) and one below
     its smallest normal a product that rounds to a signed zero (float32's subnormal to odd keeps the sign).
     bfloat16 has float32's exponent range: where such a derivative occurs, the float32 slopes hold NaN at it
-    and `d` is kept for those elements (`_grad_wide`); elsewhere the float32 product is as good."""
+    and `d` is kept for those elements (`_product`); elsewhere the float32 product is as good."""
     from nonlin.autograd import float32_to_odd
 
     a = torch.abs(d)
@@ -281,6 +391,8 @@ def _flat(t: torch.Tensor) -> torch.Tensor:
     return t.reshape(-1) if t.is_contiguous() else t.contiguous().reshape(-1)
 
 
-def built(dtype: torch.dtype, train: bool) -> bool:
+def built(dtype: torch.dtype, train: bool, gated: bool = False) -> bool:
     """Whether the lookup kernels for `dtype` inputs are compiled (a small call does not wait for them)."""
+    if gated:  # the forward and d/dv are products go * gate[g]; d/dg a product go * v * gate'[g]
+        return gather.built("grad", dtype, False) and (not train or gather.built("grad", dtype, True))
     return gather.built("lookup", dtype) and (not train or gather.built("grad", dtype))
