@@ -312,3 +312,32 @@ def test_gated_half_inputs_look_the_gate_up(name, dtype):
     dgc, dvc = torch.autograd.grad(yc, (gc, vc), go)
     for a, b in ((yc, ys), (dgc, dgs), (dvc, dvs)):
         assert _same_bits(a, b).all()
+
+
+@pytest.mark.parametrize("name", ["glu", "swiglu"])
+def test_gated_empty_and_strided_inputs(name):
+    """Empty inputs (no rows, or an empty last dim) and strided or value-first halves on the looked-up path:
+    the eager path's shapes and bits (glu's torch layout puts the value first, so its halves are strided
+    views of a tensor that is not [gate | value])."""
+    f = F.function(name)
+    for shape in [(0, 8), (3, 0)]:
+        x = torch.randn(shape).to(torch.bfloat16).requires_grad_()
+        with route.pinned("large"):
+            y = f(x)
+        assert y.shape == (*shape[:-1], shape[-1] // 2) and y.dtype == torch.bfloat16
+        y.sum().backward()
+        assert x.grad is not None and x.grad.shape == shape
+    gen = torch.Generator().manual_seed(4)
+    g = (torch.randn(6, 10, generator=gen) * 4).to(torch.bfloat16)[:, ::2].requires_grad_()  # strided
+    v = torch.randn(5, 6, generator=gen).to(torch.bfloat16).t().requires_grad_()  # transposed
+    x = torch.randn(4, 3, 16, generator=gen).to(torch.bfloat16).requires_grad_()
+    got, want = [], []
+    for mode, out in (("large", got), ("eager", want)):
+        with route.pinned("large") if mode == "large" else use("eager"):
+            y = f(g, v)
+            out += [y, *torch.autograd.grad(y.sum(), (g, v))]
+            y = f(x)
+            out += [y, *torch.autograd.grad(y.sum(), x)]
+    for a, b in zip(got, want, strict=True):
+        assert a.shape == b.shape
+        assert bool((ulp_error(a.detach(), b.detach().double().numpy()) <= 1).all())

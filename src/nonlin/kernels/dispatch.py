@@ -263,6 +263,8 @@ def run_job(job: Job, main) -> torch.Tensor:
             return job.table.forward(x)
         return _kernel(job, "fwd", _flat(x))[0].view_as(x)
     g, v = main
+    if g.numel() == 0:  # no element to compute: an empty result that autograd connects to both inputs
+        return g * v
     grad = torch.is_grad_enabled() and (g.requires_grad or v.requires_grad)
     base = _packed_base(g, v)
     if base is not None and base.is_contiguous():
@@ -283,10 +285,9 @@ def _gated_forward(job: Job, packed: bool, *inputs: torch.Tensor) -> torch.Tenso
         if job.table is not None:
             return job.table.forward(rows[:, : d2 // 2], rows[:, d2 // 2 :])
         return _kernel(job, "fwd_packed", rows)[0]
-    g, v = (_flat(t) for t in inputs)
-    if job.table is not None:
-        return job.table.forward(g, v)
-    return _kernel(job, "fwd", g, v)[0]
+    if job.table is not None:  # (the halves of a packed tensor that is not [gate | value]: as strided rows)
+        return job.table.forward(table.rows(inputs[0]), table.rows(inputs[1]))
+    return _kernel(job, "fwd", *(_flat(t) for t in inputs))[0]
 
 
 def _gated_backward(job: Job, packed: bool, go: torch.Tensor, saved) -> tuple[torch.Tensor, ...]:
@@ -302,10 +303,10 @@ def _gated_backward(job: Job, packed: bool, go: torch.Tensor, saved) -> tuple[to
             return (out.view_as(base),)
         return (_kernel(job, "bwd_packed", go2, base.view(-1, d2))[0].view_as(base),)
     if job.table is not None:
-        g, v = (_flat(t) for t in saved)
-        dg, dv = torch.empty_like(g), torch.empty_like(v)
-        job.table.backward(_flat(go).to(g.dtype), g, v, dg, dv)
-        return dg.view_as(saved[0]), dv.view_as(saved[1])
+        g, v = (table.rows(t) for t in saved)
+        dg, dv = torch.empty(g.shape, dtype=g.dtype), torch.empty(v.shape, dtype=v.dtype)
+        job.table.backward(table.rows(go.to(g.dtype)), g, v, dg, dv)
+        return dg.view(saved[0].shape), dv.view(saved[1].shape)
     grads = _kernel(job, "bwd", _flat(go), *(_flat(t) for t in saved))
     return tuple(g.view_as(t) for g, t in zip(grads, saved, strict=False))
 

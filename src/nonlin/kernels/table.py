@@ -149,9 +149,9 @@ def _(x, values, values32):
 def traced_product(
     go: torch.Tensor, v: torch.Tensor | None, x: torch.Tensor, slopes: torch.Tensor, wide: torch.Tensor | None
 ) -> torch.Tensor:
-    """go (* v) * slopes[bits(x)], as `_product` rounds it."""
-    bits, g = _flat(x).view(torch.int16), _flat(go).to(x.dtype)
-    w = None if v is None else _flat(v)
+    """go (* v) * slopes[bits(x)], as `_product` rounds it (x and v may be the halves of a packed tensor)."""
+    bits, g = rows(x).view(torch.int16), rows(go.to(x.dtype))
+    w = None if v is None else rows(v)
     out = torch.empty(bits.shape, dtype=x.dtype)
     if not gather.gradient(g, w, bits, slopes, wide, out):
         out = _product(g, w, bits, slopes, wide)
@@ -385,6 +385,19 @@ def _settle_midpoint_slopes(spec, params, x: torch.Tensor, d: torch.Tensor, dtyp
 
 def _same(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return (a == b) & (torch.signbit(a) == torch.signbit(b)) | (torch.isnan(a) & torch.isnan(b))
+
+
+def rows(t: torch.Tensor) -> torch.Tensor:
+    """`t` as a 2-D [rows, width] view with unit inner stride (the half of a packed [gate | value] tensor is
+    one), or a contiguous copy where it is not one."""
+    if t.numel() == 0:
+        return t.reshape(0, 1)
+    if t.dim() >= 1 and t.stride(-1) == 1:
+        try:
+            return t.view(-1, t.shape[-1])
+        except RuntimeError:  # leading dims that do not fold into one stride
+            pass
+    return t.contiguous().view(-1, t.shape[-1] if t.dim() else 1)
 
 
 def _flat(t: torch.Tensor) -> torch.Tensor:
