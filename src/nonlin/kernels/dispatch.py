@@ -411,8 +411,8 @@ def _prepare(name: str, dtype: torch.dtype, values: tuple, settings: tuple) -> b
         if job.table is not None:
             # half types: the lookup ops (table.traced_lookup, traced_product) in the caller's graph, their
             # arrays held here (never dropped: the graph reads them)
-            vals, slopes, wide = job.table._build()
-            _TRACED[key] = (_table_forward(vals), _table_backward(slopes, wide), job)
+            vals, vals32, slopes, wide = job.table._build()
+            _TRACED[key] = (_table_forward(vals, vals32), _table_backward(slopes, wide), job)
             return True
         fwd = cpu.functions(job.plan, job.fwd, False)
         bwd = cpu.functions(job.plan, job.bwd, False)
@@ -432,11 +432,9 @@ def _gate_functions(gate, gate_wide, slopes, slopes_wide):
     return fwd, grad
 
 
-def _table_forward(values: torch.Tensor):
-    wide = values.float()
-
+def _table_forward(values: torch.Tensor, values32: torch.Tensor):
     def fwd(x, params):
-        return table.traced_lookup(x, values, wide)
+        return table.traced_lookup(x, values, values32)
 
     return fwd
 

@@ -1,4 +1,5 @@
-"""The half-type tables' two CPU kernels (kernels/table.py), written with ATen's vector types and a gather.
+"""The half-type tables' CPU kernels (kernels/table.py), written with ATen's vector types and a gather: a lookup,
+and a product go (* v) * slopes[bits] with or without the bfloat16 far-tail path.
 
 Inductor compiles an indexed load as scalar code (int16 is not among its vectorisable types, and its vector
 form of an indirect load stores the index and loads element by element): the table's backward cost ~1.2 ns per

@@ -171,56 +171,52 @@ def all_values(dtype: torch.dtype) -> torch.Tensor:
 class Table:
     """The forward values and derivative slopes of one (entry, parameters, half dtype), built on first use."""
 
-    __slots__ = ("_lock", "backward_by_table", "dtype", "params", "slopes", "spec", "values", "values32", "wide")
+    __slots__ = ("_lock", "arrays", "backward_by_table", "dtype", "params", "spec")
 
     def __init__(self, spec, dtype: torch.dtype, params: Mapping[str, Any], backward_by_table: bool) -> None:
         self.spec, self.dtype, self.params = spec, dtype, dict(params)
         self.backward_by_table = backward_by_table
-        self.values: torch.Tensor | None = None
-        self.values32: torch.Tensor | None = None  # the same widened to float32: the gather kernel's words
-        self.slopes: torch.Tensor | None = None
-        self.wide: torch.Tensor | None = None  # float64 slopes where `slopes` holds NaN (bfloat16 only)
+        # (values, the same widened to float32 (the gather kernel's words), float32 slopes, float64 slopes
+        # where those hold NaN (bfloat16 only) or None), or None until built; one attribute, so that a
+        # concurrent drop never leaves half of them
+        self.arrays: tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None] | None = None
         self._lock = threading.Lock()
 
-    def _build(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    def _build(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]:
         from nonlin.autograd import round_to
         from nonlin.ops import TORCH
 
+        arrays = self.arrays
+        if arrays is not None:
+            return arrays
         with self._lock:
-            values, slopes, wide = self.values, self.slopes, self.wide
-            if values is not None and slopes is not None:
-                return values, slopes, wide
-            x = all_values(self.dtype).double()
-            with torch.no_grad():
-                y = self.spec.forward(TORCH, x, **self.params)
-                d = self.spec.derivative(TORCH, x, **self.params)
-            d = d[0] if isinstance(d, tuple) else d
-            y = torch.as_tensor(y, dtype=torch.float64).expand_as(x)
-            d = torch.as_tensor(d, dtype=torch.float64).expand_as(x)
-            d = _settle_midpoint_slopes(self.spec, self.params, x, d, self.dtype)
-            slopes, wide = _slopes(d, self.dtype)
-            values = _settle_near_ties(self.spec, self.params, x, y, round_to(y, self.dtype))
-            # (a traced lookup of float32 words and a conversion is 2.8x slower than of the half values)
-            self.values32 = values.float()
-            self.values, self.slopes, self.wide = values, slopes, wide
+            if self.arrays is None:
+                x = all_values(self.dtype).double()
+                with torch.no_grad():
+                    y = self.spec.forward(TORCH, x, **self.params)
+                    d = self.spec.derivative(TORCH, x, **self.params)
+                d = d[0] if isinstance(d, tuple) else d
+                y = torch.as_tensor(y, dtype=torch.float64).expand_as(x)
+                d = torch.as_tensor(d, dtype=torch.float64).expand_as(x)
+                d = _settle_midpoint_slopes(self.spec, self.params, x, d, self.dtype)
+                slopes, wide = _slopes(d, self.dtype)
+                values = _settle_near_ties(self.spec, self.params, x, y, round_to(y, self.dtype))
+                # (the half values too: a traced lookup of float32 words and a conversion is 2.8x slower)
+                self.arrays = (values, values.float(), slopes, wide)
+            arrays = self.arrays
         _keep(self)
-        return values, slopes, wide
+        return arrays
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        values, wide = self.values, self.values32
-        if values is None or wide is None:
-            values = self._build()[0]
-            wide = values.float()
+        values, values32, _, _ = self.arrays or self._build()
         bits = _flat(x).view(torch.int16)
         out = torch.empty(bits.shape, dtype=self.dtype)
-        if not gather.lookup(bits, wide, out):
+        if not gather.lookup(bits, values32, out):
             return _lookup(bits, values, None).view_as(x)
         return out.view_as(x)
 
     def backward(self, go: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-        slopes, wide = self.slopes, self.wide
-        if slopes is None:
-            _, slopes, wide = self._build()
+        _, _, slopes, wide = self.arrays or self._build()
         bits, g = _flat(x).view(torch.int16), _flat(go).to(self.dtype)
         out = torch.empty(bits.shape, dtype=self.dtype)
         if not gather.gradient(g, None, bits, slopes, wide, out):
@@ -229,7 +225,7 @@ class Table:
 
     def _drop(self) -> None:
         with self._lock:
-            self.values = self.values32 = self.slopes = self.wide = None
+            self.arrays = None
 
 
 class GateTable:
