@@ -32,6 +32,7 @@ where torch's sigmoid takes 2.4; the backward ~0.4 ns per element, against ATen'
 from __future__ import annotations
 
 import threading
+from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
@@ -47,7 +48,7 @@ _FLOAT32_TINY = float(torch.finfo(torch.float32).tiny)
 _FLOAT32_MAX = float(torch.finfo(torch.float32).max)
 
 
-def _lookup(bits, values, params):
+def _lookup(bits, values):
     # [n] int16 bit patterns -> [n] values; & 0xFFFF makes the index of a negative int16 its unsigned pattern
     return values[bits.to(torch.int32) & 0xFFFF]
 
@@ -112,22 +113,6 @@ def backward_by_table(p) -> bool:
     return any(s.op in PRIMITIVES and s.op not in _CHEAP for s in _reachable(p.backward.outputs))
 
 
-def lookup(x: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
-    """`values` at x's bit patterns, in torch ops."""
-    return _lookup(x.view(torch.int16), values, None)
-
-
-def gradient(
-    go: torch.Tensor,
-    x: torch.Tensor,
-    slopes: torch.Tensor,
-    wide: torch.Tensor | None = None,
-    v: torch.Tensor | None = None,
-) -> torch.Tensor:
-    """go (* v) * slopes at x's bit patterns, in torch ops (see `_product`)."""
-    return _product(go, v, x.view(torch.int16), slopes, wide)
-
-
 # Inside a caller's torch.compile the lookups are these two ops, opaque to inductor: its code for the torch-op
 # forms is a scalar loop (4M bfloat16 gradients with float64 far tails: ~8 ns per element, the kernels ~0.4).
 @torch.library.custom_op("nonlin::half_lookup", mutates_args=())
@@ -136,7 +121,7 @@ def traced_lookup(x: torch.Tensor, values: torch.Tensor, values32: torch.Tensor)
     bits = _flat(x).view(torch.int16)
     out = torch.empty(bits.shape, dtype=x.dtype)
     if not gather.lookup(bits, values32, out):
-        out = _lookup(bits, values, None)
+        out = _lookup(bits, values)
     return out.view(x.shape)
 
 
@@ -168,51 +153,70 @@ def all_values(dtype: torch.dtype) -> torch.Tensor:
     return torch.arange(SIZE, dtype=torch.int32).to(torch.int16).view(dtype)
 
 
-class Table:
-    """The forward values and derivative slopes of one (entry, parameters, half dtype), built on first use."""
+class _Built(ABC):
+    """Arrays computed once on first use, held in one attribute (so that a concurrent drop of the oldest
+    tables, `MAX_BUILT`, never leaves half of them), rebuilt if dropped."""
 
-    __slots__ = ("_lock", "arrays", "backward_by_table", "dtype", "params", "spec")
+    __slots__ = ("_lock", "arrays", "dtype", "params", "spec")
 
-    def __init__(self, spec, dtype: torch.dtype, params: Mapping[str, Any], backward_by_table: bool) -> None:
+    def __init__(self, spec, dtype: torch.dtype, params: Mapping[str, Any]) -> None:
         self.spec, self.dtype, self.params = spec, dtype, dict(params)
-        self.backward_by_table = backward_by_table
-        # (values, the same widened to float32 (the gather kernel's words), float32 slopes, float64 slopes
-        # where those hold NaN (bfloat16 only) or None), or None until built; one attribute, so that a
-        # concurrent drop never leaves half of them
-        self.arrays: tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None] | None = None
+        self.arrays: tuple | None = None
         self._lock = threading.Lock()
 
-    def _build(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor | None]:
-        from nonlin.autograd import round_to
-        from nonlin.ops import TORCH
-
+    def _build(self) -> tuple:
         arrays = self.arrays
         if arrays is not None:
             return arrays
         with self._lock:
             if self.arrays is None:
-                x = all_values(self.dtype).double()
                 with torch.no_grad():
-                    y = self.spec.forward(TORCH, x, **self.params)
-                    d = self.spec.derivative(TORCH, x, **self.params)
-                d = d[0] if isinstance(d, tuple) else d
-                y = torch.as_tensor(y, dtype=torch.float64).expand_as(x)
-                d = torch.as_tensor(d, dtype=torch.float64).expand_as(x)
-                d = _settle_midpoint_slopes(self.spec, self.params, x, d, self.dtype)
-                slopes, wide = _slopes(d, self.dtype)
-                values = _settle_near_ties(self.spec, self.params, x, y, round_to(y, self.dtype))
-                # (the half values too: a traced lookup of float32 words and a conversion is 2.8x slower)
-                self.arrays = (values, values.float(), slopes, wide)
+                    self.arrays = self._compute(all_values(self.dtype).double())
             arrays = self.arrays
         _keep(self)
         return arrays
+
+    @abstractmethod
+    def _compute(self, x: torch.Tensor) -> tuple:
+        """The arrays from x, every half-type value as float64 (autograd off)."""
+
+    def _drop(self) -> None:
+        with self._lock:
+            self.arrays = None
+
+
+class Table(_Built):
+    """The forward values and derivative slopes of one (entry, parameters, half dtype), built on first use:
+    (values, the same widened to float32 (the gather kernel's words), float32 slopes, float64 slopes where
+    those hold NaN (bfloat16 only) or None)."""
+
+    __slots__ = ("backward_by_table",)
+
+    def __init__(self, spec, dtype: torch.dtype, params: Mapping[str, Any], backward_by_table: bool) -> None:
+        super().__init__(spec, dtype, params)
+        self.backward_by_table = backward_by_table
+
+    def _compute(self, x: torch.Tensor) -> tuple:
+        from nonlin.autograd import round_to
+        from nonlin.ops import TORCH
+
+        y = self.spec.forward(TORCH, x, **self.params)
+        d = self.spec.derivative(TORCH, x, **self.params)
+        d = d[0] if isinstance(d, tuple) else d
+        y = torch.as_tensor(y, dtype=torch.float64).expand_as(x)
+        d = torch.as_tensor(d, dtype=torch.float64).expand_as(x)
+        d = _settle_midpoint_slopes(self.spec, self.params, x, d, self.dtype)
+        slopes, wide = _slopes(d, self.dtype)
+        values = _settle_near_ties(self.spec, self.params, x, y, round_to(y, self.dtype))
+        # (the half values too: a traced lookup of float32 words and a conversion is 2.8x slower)
+        return values, values.float(), slopes, wide
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         values, values32, _, _ = self.arrays or self._build()
         bits = _flat(x).view(torch.int16)
         out = torch.empty(bits.shape, dtype=self.dtype)
         if not gather.lookup(bits, values32, out):
-            return _lookup(bits, values, None).view_as(x)
+            return _lookup(bits, values).view_as(x)
         return out.view_as(x)
 
     def backward(self, go: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
@@ -223,52 +227,31 @@ class Table:
             return _product(g, None, bits, slopes, wide).view_as(x)
         return out.view_as(x)
 
-    def _drop(self) -> None:
-        with self._lock:
-            self.arrays = None
 
-
-class GateTable:
+class GateTable(_Built):
     """gate(g) and gate'(g) of a gated entry whose forward is gate(g) * v (`Spec.gate`), at fixed float
-    parameters, for every half-type g: forward gate[g] * v, backward (go * v * gate'[g], go * gate[g]), each
-    product as `_product` rounds it (the float32 product rounded once to the half type; bfloat16's far tails in
-    float64). Inputs are 1-D, or 2-D [rows, width] with unit inner stride (the halves of a packed [gate |
-    value] tensor)."""
+    parameters, for every half-type g: (gate values, their float64 far tails, gate' slopes, theirs). Forward
+    gate[g] * v, backward (go * v * gate'[g], go * gate[g]), each product as `_product` rounds it (the float32
+    product rounded once to the half type; bfloat16's far tails in float64). Inputs are 1-D, or 2-D [rows,
+    width] with unit inner stride (the halves of a packed [gate | value] tensor)."""
 
-    __slots__ = ("_lock", "arrays", "dtype", "params", "spec")
+    __slots__ = ()
     backward_by_table = True
 
-    def __init__(self, spec, dtype: torch.dtype, params: Mapping[str, Any]) -> None:
-        self.spec, self.dtype, self.params = spec, dtype, dict(params)
-        # (gate values, their float64 far tails, gate' slopes, theirs), or None until built; one attribute, so
-        # that a concurrent drop never leaves half of them
-        self.arrays: tuple[torch.Tensor, torch.Tensor | None, torch.Tensor, torch.Tensor | None] | None = None
-        self._lock = threading.Lock()
-
-    def _build(self) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor, torch.Tensor | None]:
+    def _compute(self, x: torch.Tensor) -> tuple:
         from nonlin.ops import TORCH
 
-        arrays = self.arrays
-        if arrays is not None:
-            return arrays
-        with self._lock:
-            if self.arrays is None:
-                x = all_values(self.dtype).double()
-                gate, gate_grad = self.spec.gate
-                with torch.no_grad():
-                    y = torch.as_tensor(gate(TORCH, x, **self.params), dtype=torch.float64).expand_as(x)
-                    d = torch.as_tensor(gate_grad(TORCH, x, **self.params), dtype=torch.float64).expand_as(x)
-                gate_values, gate_wide = _slopes(y, self.dtype)
-                slopes, slopes_wide = _slopes(d, self.dtype)
-                if self.dtype == torch.bfloat16 and slopes_wide is None:
-                    slopes_wide = slopes.double()  # go * v may leave float32's range: the float64 product there
-                self.arrays = (gate_values, gate_wide, slopes, slopes_wide)
-            arrays = self.arrays
-        _keep(self)
-        return arrays
+        gate, gate_grad = self.spec.gate
+        y = torch.as_tensor(gate(TORCH, x, **self.params), dtype=torch.float64).expand_as(x)
+        d = torch.as_tensor(gate_grad(TORCH, x, **self.params), dtype=torch.float64).expand_as(x)
+        gate_values, gate_wide = _slopes(y, self.dtype)
+        slopes, slopes_wide = _slopes(d, self.dtype)
+        if self.dtype == torch.bfloat16 and slopes_wide is None:
+            slopes_wide = slopes.double()  # go * v may leave float32's range: the float64 product there
+        return gate_values, gate_wide, slopes, slopes_wide
 
     def forward(self, g: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-        gate, gate_wide, _, _ = self._build()
+        gate, gate_wide, _, _ = self.arrays or self._build()
         bits = g.view(torch.int16)
         out = torch.empty(g.shape, dtype=self.dtype)
         if not gather.gradient(v, None, bits, gate, gate_wide, out):
@@ -277,26 +260,22 @@ class GateTable:
 
     def backward(self, go: torch.Tensor, g: torch.Tensor, v: torch.Tensor, dg: torch.Tensor, dv: torch.Tensor) -> None:
         """Writes d/dg and d/dv into `dg` and `dv` (views of the half type, shaped as g)."""
-        gate, gate_wide, slopes, slopes_wide = self._build()
+        gate, gate_wide, slopes, slopes_wide = self.arrays or self._build()
         bits = g.view(torch.int16)
         if not gather.gradient(go, v, bits, slopes, slopes_wide, dg):
             dg.copy_(_product(go, v, bits, slopes, slopes_wide))
         if not gather.gradient(go, None, bits, gate, gate_wide, dv):
             dv.copy_(_product(go, None, bits, gate, gate_wide))
 
-    def _drop(self) -> None:
-        with self._lock:
-            self.arrays = None
-
 
 # Built tables hold 0.2-0.6 MB each; a sweep over many parameter values would keep one per value. The oldest
 # beyond this many are dropped (and rebuilt, in milliseconds, if called again).
 MAX_BUILT = 128
-_BUILT: OrderedDict[int, Table | GateTable] = OrderedDict()
+_BUILT: OrderedDict[int, _Built] = OrderedDict()
 _BUILT_LOCK = threading.Lock()
 
 
-def _keep(t: Table | GateTable) -> None:
+def _keep(t: _Built) -> None:
     with _BUILT_LOCK:
         _BUILT[id(t)] = t
         _BUILT.move_to_end(id(t))
