@@ -236,7 +236,6 @@ class GateTable(_Built):
     width] with unit inner stride (the halves of a packed [gate | value] tensor)."""
 
     __slots__ = ()
-    backward_by_table = True
 
     def _compute(self, x: torch.Tensor) -> tuple:
         from nonlin.ops import TORCH
