@@ -34,6 +34,7 @@ TESTS = [
     "tests/kernels/test_gelu_forward_float32.py",
     "tests/kernels/test_kernel_triton.py",
     "tests/kernels/test_kernel_table.py",
+    "tests/kernels/test_native32.py",
     "tests/test_pointwise.py",
     "tests/test_gated.py",
 ]

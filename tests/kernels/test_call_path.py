@@ -245,28 +245,29 @@ def test_identity_inside_a_compiled_model_is_its_input():
 
 
 @pytest.mark.parametrize("dtype", [torch.float32])
-def test_training_tanh_takes_torchs_forward_and_the_fused_backward(dtype):
-    """tanh's float32 forward alone is torch's op (route.NATIVE), its backward (1 - y^2 cancels) is not: a
-    training call runs torch.tanh forward (inductor's tanh costs 4x ATen's) and the fused backward from the
-    saved input, so training and inference forwards give the same bits and the gradient stays the fused one.
-    (Half inputs take the table: tests/kernels/test_kernel_table.py.)"""
-    x = torch.linspace(-12, 12, route.LARGE_NUMEL, dtype=torch.float32).to(dtype)
+def test_training_erf_takes_torchs_forward_and_the_fused_backward(dtype):
+    """erf's float32 forward alone is torch's op (route.NATIVE), its backward is not: a training call runs
+    torch.erf forward and the fused backward from the saved input, so training and inference forwards give the
+    same bits and the gradient stays the fused one. (tanh was such a row until its float32 kernels,
+    kernels/native32.py, beat torch.tanh: tests/kernels/test_native32.py; half inputs take the table:
+    tests/kernels/test_kernel_table.py.)"""
+    x = torch.linspace(-5, 5, route.LARGE_NUMEL, dtype=torch.float32).to(dtype)
     seen: list[torch.Tensor] = []
     for _ in range(2):  # the first call settles the route, the second takes the settled one
         xx = x.clone().requires_grad_()
         with torch.autograd.graph.saved_tensors_hooks(lambda t: seen.append(t) or t, lambda t: t):
-            y = F.tanh(xx)
+            y = F.erf(xx)
         assert type(y.grad_fn).__name__ == "nonlin_fusedBackward"
-        assert torch.equal(y, torch.tanh(x))
+        assert torch.equal(y, torch.erf(x))
         y.backward(torch.ones_like(y))
     assert len(seen) == 2 and seen[-1].data_ptr() == xx.data_ptr()  # the input only
     # and the route is settled: later calls skip the table walk (the job needs no forward kernel, so waiting
-    # for one to be compiled kept every training call of tanh on the slow lookup: 32K calls 1.3x slower)
-    settled = route._SETTLED.get(("tanh", dtype, x.device, True, True))
-    assert settled is not None and settled.torch_forward is torch.tanh
+    # for one to be compiled kept every training call on the slow lookup: 32K calls of tanh 1.3x slower)
+    settled = route._SETTLED.get(("erf", dtype, x.device, True, True))
+    assert settled is not None and settled.torch_forward is torch.special.erf
     with use("fused"):  # the forward kernel: the same backward kernel, the same gradient bits
         x2 = x.clone().requires_grad_()
-        y2 = F.tanh(x2)
+        y2 = F.erf(x2)
         y2.backward(torch.ones_like(y2))
     assert type(y2.grad_fn).__name__ == "nonlin_fusedBackward"
     assert torch.equal(xx.grad, x2.grad)

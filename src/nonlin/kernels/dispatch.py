@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from nonlin.kernels import cpu, state, table
+from nonlin.kernels import cpu, native32, state, table
 from nonlin.kernels import ops as _ops  # registers torch.ops.nonlin.*
 from nonlin.kernels.codegen import Plan, plan
 from nonlin.spec import Kind, Spec
@@ -107,7 +107,9 @@ class Job:
     """What a direct CPU call of one (entry, float parameters, input dtype, precision setting) needs, worked
     out once: the plan, the compute precision of each pass, the parameters as the eager fallback reads them."""
 
-    __slots__ = ("bwd", "fnames", "fvals", "fwd", "gated", "out_plan", "passthrough", "plan", "table", "torch_forward")
+    __slots__ = (
+        "bwd", "fnames", "fvals", "fwd", "gated", "native", "out_plan", "passthrough", "plan", "table", "torch_forward"
+    )  # fmt: skip
 
     def __init__(
         self, p: Plan, fwd: str, bwd: str, fnames: str, fvals: list[float], out_plan, passthrough: bool = False
@@ -126,6 +128,9 @@ class Job:
         # bfloat16 and float16 inputs of a pointwise entry, or of a gated one's gate: looked up
         # (`nonlin.kernels.table`), not computed
         self.table: table.Table | table.GateTable | None = None
+        # float32 inputs of an entry whose forward is one of native32.PRIMITIVES of x (sigmoid, tanh): its
+        # hand-written kernels, forward and backward (from the saved input); None: the generated kernels
+        self.native: str | None = None
 
 
 _TORCH_FORWARD: dict[int, tuple[Job, Job]] = {}  # id(job) -> (job, its twin); the job held, so its id stays its
@@ -139,7 +144,7 @@ def with_torch_forward(job: Job) -> Job:
     pair = _TORCH_FORWARD.get(id(job))
     if pair is None or pair[0] is not job:
         twin = Job(job.plan, job.fwd, job.bwd, job.fnames, job.fvals, None)
-        twin.torch_forward, twin.table = job.plan.spec.torch_equivalent, job.table
+        twin.torch_forward, twin.table, twin.native = job.plan.spec.torch_equivalent, job.table, job.native
         pair = _TORCH_FORWARD[id(job)] = (job, twin)
     return pair[1]
 
@@ -196,6 +201,10 @@ def _make_job_inductor(spec: Spec, dtype: torch.dtype, params: Mapping[str, Any]
             job.out_plan = None  # the table's backward reads the input
     elif dtype in table.HALVES and job.gated and spec.gate is not None and not spec.extra_inputs:
         job.table = table.GateTable(spec, dtype, params)
+    elif dtype == torch.float32 and not job.passthrough and state.fp32_compute() == "auto" and at_defaults:
+        job.native = native32.primitive_of(p)
+        if job.native is not None:
+            job.out_plan = None  # its backward reads the input
     return job
 
 
@@ -218,6 +227,10 @@ def ready(job: Job, dtype: torch.dtype, train: bool) -> bool:
     if job.table is not None:
         return table.built(dtype, train and job.table.backward_by_table) and (
             not train or job.table.backward_by_table or _any_bwd_built(job, dtype)
+        )
+    if job.native is not None:
+        return native32.built(job.native, "fwd" if job.torch_forward is None else "bwd") and (
+            not train or native32.built(job.native, "bwd")
         )
     if job.torch_forward is not None:  # a training call's forward is torch's op: only the backward kernel runs
         return _any_bwd_built(job, dtype)
@@ -261,7 +274,7 @@ def run_job(job: Job, main) -> torch.Tensor:
             return _fused_apply(job, False, x)
         if job.table is not None:
             return job.table.forward(x)
-        return _kernel(job, "fwd", _flat(x))[0].view_as(x)
+        return _pointwise_forward(job, x)
     g, v = main
     if g.numel() == 0:  # no element to compute: an empty result that autograd connects to both inputs
         return g * v
@@ -274,6 +287,15 @@ def run_job(job: Job, main) -> torch.Tensor:
     if grad:
         return _fused_apply(job, False, g, v)
     return _gated_forward(job, False, g, v).view_as(g)
+
+
+def _pointwise_forward(job: Job, x: torch.Tensor) -> torch.Tensor:
+    flat = _flat(x)
+    if job.native is not None:
+        y = native32.forward(job.native, flat)
+        if y is not None:
+            return y.view_as(x)
+    return _kernel(job, "fwd", flat)[0].view_as(x)
 
 
 def _gated_forward(job: Job, packed: bool, *inputs: torch.Tensor) -> torch.Tensor:
@@ -339,7 +361,7 @@ class nonlin_fused(torch.autograd.Function):  # lower case: grad_fn names say no
         if job.gated:
             y = _gated_forward(job, packed, *inputs)
             return y.view(*inputs[0].shape[:-1], inputs[0].shape[-1] // 2) if packed else y.view_as(inputs[0])
-        return _kernel(job, "fwd", *(_flat(t) for t in inputs))[0].view_as(inputs[0])
+        return _pointwise_forward(job, inputs[0])
 
     @staticmethod
     def backward(ctx, go):
@@ -358,6 +380,11 @@ class nonlin_fused(torch.autograd.Function):  # lower case: grad_fn names say no
             return (None, None, *_gated_backward(job, ctx.packed, go, saved))
         if job.table is not None and job.table.backward_by_table:
             return None, None, job.table.backward(go, saved[0])
+        if job.native is not None:
+            (x,) = saved
+            g = native32.backward(job.native, _flat(go), _flat(x))
+            if g is not None:
+                return None, None, g.view_as(x)
         grads = _kernel(job, "bwd", _flat(go), *(_flat(t) for t in saved))
         return (None, None, *(g.view_as(t) for g, t in zip(grads, saved, strict=False)))
 

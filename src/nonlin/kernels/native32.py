@@ -1,0 +1,274 @@
+"""float32 CPU kernels written by hand with ATen's vector types and FMA: tanh and sigmoid, forward and backward.
+
+The generated float32 forms (`nonlin.ops.torch_compiled`: sigmoid_float32, the float64-assembled sech2) are
+exact to ~1 ULP but cost 1.7-3 ns per element as inductor compiles them (no FMA: inductor builds with
+-ffp-contract=off and has no fused multiply-add op, so every exact product is Dekker's, ~17 operations), where
+torch.sigmoid takes ~0.5 on one AVX-512 core. Here the same idea, e^z carried as 2^k (Eh + El) to ~2^-26 and
+one quotient corrected by its exact remainder, is written with `at::vec::fmadd` (one instruction): about 45
+vector operations per 16 elements. Built by inductor's C++ toolchain (`CppPythonBindingsCodeCache`, as
+`nonlin.kernels.gather`): its compiler, flags and vector ISA on this machine.
+
+Only +, -, *, /, fma, round-to-nearest-even, min/max, bit operations and an int32 -> float32 bit cast: every
+operation is correctly rounded IEEE arithmetic, so the bits are the same on every ISA (without a vector ISA,
+ATen's scalar `fmadd` is not fused: there the fma is std::fma per lane, slower, the same bits). The tail of an
+array (fewer than a vector's elements) runs the same vector code on a partial load.
+
+Which entries take these kernels: those whose traced forward is one of `PRIMITIVES` applied to the input
+(sigmoid, tanh: the catalog's sigmoid and tanh entries, and any entry declared the same way); the backward is
+that primitive's derivative, whatever form the entry declares it in (the forward fixes the function).
+tests/kernels/test_native32.py measures both against float64 on dense sets of every binade and on the edges.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from collections.abc import Callable
+
+import torch
+
+# Below this many elements one thread does it all (an OpenMP fork costs a few microseconds).
+PARALLEL_NUMEL = 1 << 16
+
+_PRELUDE = r"""
+#include <torch/csrc/inductor/cpp_prefix.h>
+#include <ATen/cpu/vec/vec.h>  // (cpp_prefix.h includes it only where inductor picked a vector ISA)
+#include <cmath>
+using at::vec::Vectorized;
+using VF = Vectorized<float>;
+using VI = Vectorized<int32_t>;
+constexpr int64_t V = VF::size();
+
+static inline VF C(float v) { return VF(v); }
+
+// a b + c rounded once (ATen's scalar fmadd is a * b + c: there, std::fma per lane)
+static inline VF fma_(VF a, VF b, VF c) {
+#if defined(CPU_CAPABILITY_AVX2) || defined(CPU_CAPABILITY_AVX512)
+  return at::vec::fmadd(a, b, c);
+#else
+  float x[V], y[V], z[V];
+  a.store(x); b.store(y); c.store(z);
+  for (int64_t j = 0; j < V; ++j) x[j] = std::fma(x[j], y[j], z[j]);
+  return VF::loadu(x);
+#endif
+}
+
+// 2^k for integer-valued k in [-126, 127], exact (the float's bits)
+static inline VF pow2(VF k) {
+  return at::vec::cast<float>((at::vec::convert<int32_t>(k) + VI(127)) << VI(23));
+}
+
+// e^z for -150 <= z <= 0 as 2^k (h + l): k = round(z / ln2) in [-217, 0], r = z - k ln2 in |r| <= 0.35 to
+// 2^-25 |r| (k ln2's high part exact: 16 significant bits times |k| < 2^8), e^r = 1 + r + r^2 q(r) with q the
+// fitted degree-5 polynomial of ops.torch_compiled._EXPM1_QUADRATIC (2^-32.8), h = 1 + r + r^2 q rounded and
+// l the rest (|l| <= 2^-23): h + l = e^r to ~2^-26 relative
+struct Exp { VF h, l, k; };
+static inline Exp exp_parts(VF z) {
+  const VF k = (z * C(1.44269502f)).round();
+  VF r = fma_(k, C(-0.693145751953125f), z);
+  r = fma_(k, C(-1.42860677e-06f), r);
+  VF q = fma_(C(0.0001958599459612742f), r, C(0.0013936595059931278f));
+  q = fma_(q, r, C(0.008333880454301834f));
+  q = fma_(q, r, C(0.04166644811630249f));
+  q = fma_(q, r, C(0.166666641831398f));
+  q = fma_(q, r, C(0.5f));
+  const VF s = (r * r) * q;
+  const VF p = r + s;
+  const VF h = C(1.0f) + p;
+  // (1 - h) + p: the exact rounding error of 1 + p (Fast2Sum: 1 >= |p|), s - (p - r) that of r + s
+  const VF l = ((C(1.0f) - h) + p) + (s - (p - r));
+  return {h, l, k};
+}
+
+// (nh + nl) / (dh + dl) for dh in [1, 2]: the quotient by one reciprocal, corrected by its exact remainder
+static inline VF quotient(VF nh, VF nl, VF dh, VF dl) {
+  const VF inv = C(1.0f) / dh;
+  const VF y = nh * inv;
+  return y + (fma_(-y, dh, nh) + fma_(-y, dl, nl)) * inv;
+}
+
+// u = e^-a = 2^k (h + l) and D = 1 + u = dh + dl (u's part below 2^-126 is far below dh's last bit)
+struct OnePlus { Exp e; VF s64, dh, dl; };
+static inline OnePlus one_plus(VF z) {
+  OnePlus o;
+  o.e = exp_parts(z);
+  // 2^(k + 64), exact for k >= -190 (sigma's forward: k >= -150); below, 2^-190 (u is then far below dh's
+  // last bit, and sigma' scales by k itself)
+  o.s64 = pow2(at::vec::maximum(o.e.k + C(64.0f), C(-126.0f)));
+  const VF t = o.s64 * C(0x1p-64f);  // 2^k, subnormal or 0 below k = -126
+  const VF uh = o.e.h * t, ul = o.e.l * t;
+  o.dh = C(1.0f) + uh;
+  o.dl = ((C(1.0f) - o.dh) + uh) + ul;  // (Fast2Sum: 1 >= uh)
+  return o;
+}
+
+// 2^k y for |y| < 2^131 and k in [-300, 64], rounded once: k = ka + kb, kb = max(k, -126); y 2^ka (two exact
+// steps of at least 2^-87) is normal wherever y 2^k is not below 2^-150, so only the last step rounds
+static inline VF scaled(VF y, VF k) {
+  const VF kb = at::vec::maximum(k, C(-126.0f));
+  const VF ka = k - kb, k1 = (ka * C(0.5f)).floor();
+  return ((y * pow2(k1)) * pow2(ka - k1)) * pow2(kb);
+}
+
+static inline VF nan_to(VF y, VF x) { return VF::blendv(y, x, x != x); }
+
+// sigma(x): sigma(-a) = u / (1 + u), sigma(a) = 1 / (1 + u), u = e^-a; the scale 2^k of the first applied
+// last, as 2^(k + 64) 2^-64 (one rounding, also into the subnormal range: sigma(x) < 2^-126 below x = -87.3)
+static inline VF sigmoid_f(VF x) {
+  const VF a = x.abs();
+  const OnePlus o = one_plus(at::vec::maximum(-a, C(-104.0f)));  // e^-104 2^64 < 2^-85: 0 once scaled
+  const VF pos = x >= C(0.0f);
+  const VF y = quotient(VF::blendv(o.e.h, C(1.0f), pos), VF::blendv(o.e.l, C(0.0f), pos), o.dh, o.dl);
+  return nan_to((y * VF::blendv(o.s64, C(0x1p64f), pos)) * C(0x1p-64f), x);
+}
+
+// go c u / (1 + u)^2, u = e^-a = 2^k E (c a power of two): go (c E / D^2) rounded once, then 2^k
+static inline VF grad_core(VF go, VF a, float c) {
+  // e^-194 2^128 < 2^-151: beyond, 0 times any float32 go (k >= -280)
+  const OnePlus o = one_plus(at::vec::maximum(-a, C(-194.0f)));
+  const VF ph = o.dh * o.dh;
+  const VF pl = fma_(o.dh, o.dh, -ph) + (o.dh + o.dh) * o.dl;  // D^2 = ph + pl (dl^2 < 2^-48 omitted)
+  const VF inv = C(1.0f) / ph;
+  const VF y = o.e.h * inv;
+  const VF r = (fma_(-y, ph, o.e.h) + fma_(-y, pl, o.e.l)) * inv;  // E / D^2 = y + r
+  // |go| beyond 2^64 scaled down first (go c E / D^2 would overflow where the result does not)
+  const VF big = go.abs() > C(0x1p64f);
+  const VF g = VF::blendv(go, go * C(0x1p-64f), big);
+  return scaled(fma_(g, y * C(c), g * (r * C(c))), o.e.k + (big & C(64.0f)));
+}
+
+// go sigma'(x) = go sigma(x) sigma(-x)
+static inline VF sigmoid_grad_f(VF go, VF x) { return nan_to(grad_core(go, x.abs(), 1.0f), x); }
+
+// tanh(x) = sign(x) (1 - u) / (1 + u), u = e^-2|x| (2|x| exact); 1 - u from h + l exactly where u is near 1
+// (k = 0: 1 - h exact), so no cancellation near 0; beyond |x| = 12 the quotient rounds to 1
+static inline VF tanh_f(VF x) {
+  const VF a = x.abs();
+  const OnePlus o = one_plus(at::vec::maximum(a * C(-2.0f), C(-24.0f)));
+  const VF t = pow2(o.e.k);
+  const VF uh = o.e.h * t, ul = o.e.l * t;
+  const VF nh = C(1.0f) - uh;
+  const VF nl = ((C(1.0f) - nh) - uh) - ul;  // (Fast2Sum: 1 >= uh)
+  VF y = quotient(nh, nl, o.dh, o.dl);
+  // below 2^-12, a - a^3/3 rounded once (the omitted 2a^5/15 is under 2^-50 a), where the quotient's first-order
+  // correction leaves up to 1 ULP
+  y = VF::blendv(y, fma_((a * a) * C(-0.333333343f), a, a), a < C(0x1p-12f));
+  return nan_to(y | (x & C(-0.0f)), x);  // x's sign bit on |tanh x| (-0 stays -0)
+}
+
+// go sech^2(x) = go 4u / (1 + u)^2, u = e^-2|x| (sech^2 x = 4 sigma'(2x))
+static inline VF tanh_grad_f(VF go, VF x) { return nan_to(grad_core(go, x.abs() * C(2.0f), 4.0f), x); }
+
+template <class F> static inline void for_chunks(int64_t n, int64_t threads, F f) {
+  constexpr int64_t chunk = 16384;
+  const int64_t blocks = (n + chunk - 1) / chunk;
+  #pragma omp parallel for num_threads(threads) schedule(static) if(threads > 1)
+  for (int64_t b = 0; b < blocks; ++b) f(b * chunk, std::min(n, (b + 1) * chunk));
+}
+"""
+
+_UNARY = r"""
+extern "C" void kernel(const float* x, float* out, int64_t n, int64_t threads) {
+  for_chunks(n, threads, [&](int64_t begin, int64_t end) {
+    int64_t i = begin;
+    for (; i + V <= end; i += V) FN(VF::loadu(x + i)).store(out + i);
+    if (i < end) FN(VF::loadu(x + i, end - i)).store(out + i, end - i);
+  });
+}
+"""
+
+_GRAD = r"""
+extern "C" void kernel(const float* go, const float* x, float* out, int64_t n, int64_t threads) {
+  for_chunks(n, threads, [&](int64_t begin, int64_t end) {
+    int64_t i = begin;
+    for (; i + V <= end; i += V) FN(VF::loadu(go + i), VF::loadu(x + i)).store(out + i);
+    if (i < end) FN(VF::loadu(go + i, end - i), VF::loadu(x + i, end - i)).store(out + i, end - i);
+  });
+}
+"""
+
+# primitive -> (forward C++ function, derivative C++ function)
+PRIMITIVES: dict[str, tuple[str, str]] = {
+    "sigmoid": ("sigmoid_f", "sigmoid_grad_f"),
+    "tanh": ("tanh_f", "tanh_grad_f"),
+}
+
+_BUILT: dict[tuple[str, str], Callable | None] = {}
+_LOCK = threading.Lock()
+
+
+def kernel(primitive: str, which: str) -> Callable | None:
+    """The compiled kernel of `primitive` (a key of PRIMITIVES), `which` "fwd" (x -> y) or "bwd" ((go, x) ->
+    go f'(x)), built once; None where compilation is off or failed (the caller takes the generated kernels)."""
+    key = (primitive, which)
+    if key in _BUILT:
+        return _BUILT[key]
+    from nonlin.kernels import cpu
+
+    with _LOCK:
+        if key not in _BUILT:
+            k = None
+            if cpu.compile_available():
+                try:
+                    k = _compile(primitive, which)
+                except Exception as e:  # compiler missing or broken
+                    cpu.disable_compile(f"{type(e).__name__}: {e}")
+                    warnings.warn(
+                        f"nonlin: compiling the float32 {primitive} kernel failed ({type(e).__name__}); the "
+                        "generated kernels run from now on",
+                        RuntimeWarning,
+                        stacklevel=2,
+                    )
+            _BUILT[key] = k
+    return _BUILT[key]
+
+
+def _compile(primitive: str, which: str) -> Callable:
+    from torch._inductor.codecache import CppPythonBindingsCodeCache
+
+    fwd, bwd = PRIMITIVES[primitive]
+    if which == "fwd":
+        src = _PRELUDE + _UNARY.replace("FN", fwd)
+        return CppPythonBindingsCodeCache.load_pybinding(["const float*", "float*", "int64_t", "int64_t"], src)
+    src = _PRELUDE + _GRAD.replace("FN", bwd)
+    return CppPythonBindingsCodeCache.load_pybinding(
+        ["const float*", "const float*", "float*", "int64_t", "int64_t"], src
+    )
+
+
+def built(primitive: str, which: str) -> bool:
+    return (primitive, which) in _BUILT
+
+
+def _threads(n: int) -> int:
+    return torch.get_num_threads() if n >= PARALLEL_NUMEL else 1
+
+
+def forward(primitive: str, x: torch.Tensor) -> torch.Tensor | None:
+    """f(x) for a contiguous float32 CPU tensor, or None where the kernel is not available."""
+    k = kernel(primitive, "fwd")
+    if k is None:
+        return None
+    out = torch.empty_like(x)
+    k(x, out, x.numel(), _threads(x.numel()))
+    return out
+
+
+def backward(primitive: str, go: torch.Tensor, x: torch.Tensor) -> torch.Tensor | None:
+    """go f'(x) for contiguous float32 CPU tensors of one shape, or None where the kernel is not available."""
+    k = kernel(primitive, "bwd")
+    if k is None:
+        return None
+    out = torch.empty_like(x)
+    k(go, x, out, x.numel(), _threads(x.numel()))
+    return out
+
+
+def primitive_of(plan) -> str | None:
+    """The primitive of PRIMITIVES a pointwise plan's forward is, applied to its input alone, or None."""
+    f = plan.forward
+    if len(f.inputs) != 1 or f.params or len(f.outputs) != 1:
+        return None
+    y = f.outputs[0]
+    ok = getattr(y, "op", None) in PRIMITIVES and len(y.args) == 1 and y.args[0] is f.inputs[0]
+    return y.op if ok else None
