@@ -20,10 +20,13 @@ REFERENCE = {
 }
 # Bounds (float32 ULP of the true value): measured forward 0.77 (sigmoid) / 0.72 (tanh), backward go f'(x) 0.82 /
 # 0.82 on every 1021st float32 and 4M dense points; every operation is correctly rounded IEEE arithmetic, so the
-# bits, and these errors, are the same on every ISA (.ci/isa_matrix.py runs this file under each)
+# bits, and these errors, are the same under AVX2 and AVX-512 (.ci/isa_matrix.py runs this file under each; under
+# the default ISA the kernels are not used: test_without_a_vector_isa_the_generated_kernels_run)
 FORWARD_ULP, BACKWARD_ULP = 0.85, 0.9
 
-pytestmark = pytest.mark.skipif(not cpu.compile_available(), reason="no C++ compiler for the kernels")
+needs_kernels = pytest.mark.skipif(
+    not cpu.compile_available() or not native32.available(), reason="no C++ compiler, or not AVX2 / AVX-512"
+)
 
 
 def _ulp_error(y: np.ndarray, ref: np.ndarray) -> np.ndarray:
@@ -44,6 +47,7 @@ def _inputs(step: int) -> np.ndarray:
     return np.concatenate([xs[np.isfinite(xs)], *dense, *edges, -np.concatenate(edges)]).astype(np.float32)
 
 
+@needs_kernels
 @pytest.mark.parametrize("primitive", sorted(native32.PRIMITIVES))
 def test_native_kernels_are_within_their_bounds(primitive):
     xs = _inputs(65521)
@@ -57,6 +61,7 @@ def test_native_kernels_are_within_their_bounds(primitive):
     assert bwd.max() <= BACKWARD_ULP, (bwd.max(), xs[bwd.argmax()])
 
 
+@needs_kernels
 @pytest.mark.slow
 @pytest.mark.parametrize("primitive", sorted(native32.PRIMITIVES))
 def test_native_kernels_are_within_their_bounds_dense(primitive):
@@ -74,6 +79,7 @@ EDGES = [float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1e-40, -1e-40, 1e
          -103.0, -200.0, 200.0, 3e38, -3e38]  # fmt: skip
 
 
+@needs_kernels
 @pytest.mark.parametrize("primitive", sorted(native32.PRIMITIVES))
 def test_non_finite_inputs_and_signed_zeros_are_the_references(primitive):
     """NaN in, NaN out; infinities and the far tails give the limits, zeros keep the sign the reference's IEEE
@@ -94,6 +100,7 @@ def test_non_finite_inputs_and_signed_zeros_are_the_references(primitive):
         assert torch.equal(torch.signbit(y[fin]), torch.signbit(ref[fin]))
 
 
+@needs_kernels
 @pytest.mark.parametrize("primitive", sorted(native32.PRIMITIVES))
 def test_the_bits_do_not_depend_on_position_or_threads(primitive):
     """The partial tail runs the vector code on a partial load, and threads split the array in chunks: every
@@ -114,6 +121,7 @@ def test_the_bits_do_not_depend_on_position_or_threads(primitive):
                            native32.backward(primitive, go, x)[:length])  # fmt: skip
 
 
+@needs_kernels
 @pytest.mark.parametrize("name", ["sigmoid", "tanh"])
 def test_float32_calls_of_the_entries_take_the_native_kernels(name):
     """The default route of a float32 call (inference and training) runs the hand-written kernels, saves the
@@ -138,6 +146,7 @@ def test_float32_calls_of_the_entries_take_the_native_kernels(name):
     assert torch.equal(x.grad, native32.backward(name, go, x.detach()))
 
 
+@needs_kernels
 def test_an_entry_written_as_the_primitive_takes_it():
     """What decides is the traced forward: one primitive of the input. A composite (silu: x sigma(x)) does not."""
     from nonlin.kernels.codegen import plan
@@ -147,6 +156,18 @@ def test_an_entry_written_as_the_primitive_takes_it():
     assert native32.primitive_of(plan(nonlin.spec("log_sigmoid"), "plain", (), ())) is None
 
 
+def test_without_a_vector_isa_the_generated_kernels_run(monkeypatch):
+    """Inductor's scalar builds (no AVX2 or AVX-512) use fast-math flags that reassociate the kernels' error-free
+    sums: there no entry takes them."""
+    from nonlin.kernels.codegen import plan
+
+    monkeypatch.setattr(native32, "_AVAILABLE", [False])
+    monkeypatch.setattr(native32, "_BUILT", {})
+    assert native32.primitive_of(plan(nonlin.spec("sigmoid"), "plain", (), ())) is None
+    assert native32.forward("sigmoid", torch.zeros(4)) is None
+
+
+@needs_kernels
 def test_where_the_kernels_do_not_compile_the_generated_ones_run(monkeypatch):
     saved = dict(cpu._DISABLED)
     monkeypatch.setattr(native32, "_BUILT", {})
@@ -166,6 +187,7 @@ def test_where_the_kernels_do_not_compile_the_generated_ones_run(monkeypatch):
         cpu._DISABLED.update(saved)
 
 
+@needs_kernels
 @pytest.mark.parametrize("primitive", sorted(native32.PRIMITIVES))
 def test_large_incoming_gradients_do_not_overflow_where_the_product_is_finite(primitive):
     x = torch.tensor([0.0, 0.5, 30.0, 60.0, 90.0, 140.0, 180.0, -180.0])

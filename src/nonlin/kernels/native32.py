@@ -8,10 +8,13 @@ one quotient corrected by its exact remainder, is written with `at::vec::fmadd` 
 vector operations per 16 elements. Built by inductor's C++ toolchain (`CppPythonBindingsCodeCache`, as
 `nonlin.kernels.gather`): its compiler, flags and vector ISA on this machine.
 
-Only +, -, *, /, fma, round-to-nearest-even, min/max, bit operations and an int32 -> float32 bit cast: every
-operation is correctly rounded IEEE arithmetic, so the bits are the same on every ISA (without a vector ISA,
-ATen's scalar `fmadd` is not fused: there the fma is std::fma per lane, slower, the same bits). The tail of an
-array (fewer than a vector's elements) runs the same vector code on a partial load.
+Only +, -, *, /, fma, round-to-nearest-even, min/max, bit operations and an int32 -> float32 bit cast (AVX-512's
+vscalefps for a power-of-two scale, which rounds once as the portable two-step form does): every operation is
+correctly rounded IEEE arithmetic, so the bits are the same under AVX2 and AVX-512 (tests/kernels/
+test_native32.py runs under each in .ci/isa_matrix.py). Where inductor picks no vector ISA it builds with its
+fast-math flags, which reassociate the error-free sums: there these kernels are not used (`available`) and the
+generated ones run. The tail of an array (fewer than a vector's elements) runs the same vector code on a
+partial load.
 
 Which entries take these kernels: those whose traced forward is one of `PRIMITIVES` applied to the input
 (sigmoid, tanh: the catalog's sigmoid and tanh entries, and any entry declared the same way); the backward is
@@ -41,17 +44,8 @@ constexpr int64_t V = VF::size();
 
 static inline VF C(float v) { return VF(v); }
 
-// a b + c rounded once (ATen's scalar fmadd is a * b + c: there, std::fma per lane)
-static inline VF fma_(VF a, VF b, VF c) {
-#if defined(CPU_CAPABILITY_AVX2) || defined(CPU_CAPABILITY_AVX512)
-  return at::vec::fmadd(a, b, c);
-#else
-  float x[V], y[V], z[V];
-  a.store(x); b.store(y); c.store(z);
-  for (int64_t j = 0; j < V; ++j) x[j] = std::fma(x[j], y[j], z[j]);
-  return VF::loadu(x);
-#endif
-}
+// a b + c rounded once (`available`: built for AVX2 and AVX-512 only, whose fmadd is the instruction)
+static inline VF fma_(VF a, VF b, VF c) { return at::vec::fmadd(a, b, c); }
 
 // 2^k for integer-valued k in [-126, 127], exact (the float's bits)
 static inline VF pow2(VF k) {
@@ -104,22 +98,27 @@ static inline OnePlus one_plus(VF z) {
 
 // 2^k y for |y| < 2^131 and k in [-300, 64], rounded once: k = ka + kb, kb = max(k, -126); y 2^ka (two exact
 // steps of at least 2^-87) is normal wherever y 2^k is not below 2^-150, so only the last step rounds
+// (AVX-512: one vscalefps, which rounds once too: the same bits)
 static inline VF scaled(VF y, VF k) {
+#if defined(CPU_CAPABILITY_AVX512)
+  return VF(_mm512_scalef_ps(y, k));
+#else
   const VF kb = at::vec::maximum(k, C(-126.0f));
   const VF ka = k - kb, k1 = (ka * C(0.5f)).floor();
   return ((y * pow2(k1)) * pow2(ka - k1)) * pow2(kb);
+#endif
 }
 
 static inline VF nan_to(VF y, VF x) { return VF::blendv(y, x, x != x); }
 
 // sigma(x): sigma(-a) = u / (1 + u), sigma(a) = 1 / (1 + u), u = e^-a; the scale 2^k of the first applied
-// last, as 2^(k + 64) 2^-64 (one rounding, also into the subnormal range: sigma(x) < 2^-126 below x = -87.3)
+// last (one rounding, also into the subnormal range: sigma(x) < 2^-126 below x = -87.3)
 static inline VF sigmoid_f(VF x) {
   const VF a = x.abs();
   const OnePlus o = one_plus(at::vec::maximum(-a, C(-104.0f)));  // e^-104 2^64 < 2^-85: 0 once scaled
   const VF pos = x >= C(0.0f);
   const VF y = quotient(VF::blendv(o.e.h, C(1.0f), pos), VF::blendv(o.e.l, C(0.0f), pos), o.dh, o.dl);
-  return nan_to((y * VF::blendv(o.s64, C(0x1p64f), pos)) * C(0x1p-64f), x);
+  return nan_to(scaled(y, VF::blendv(o.e.k, C(0.0f), pos)), x);
 }
 
 // go c u / (1 + u)^2, u = e^-a = 2^k E (c a power of two): go (c E / D^2) rounded once, then 2^k
@@ -197,9 +196,27 @@ _BUILT: dict[tuple[str, str], Callable | None] = {}
 _LOCK = threading.Lock()
 
 
+_AVAILABLE: list[bool] = []
+
+
+def available() -> bool:
+    """Whether inductor builds for AVX2 or AVX-512 here (ATEN_CPU_CAPABILITY and its own detection decide): the
+    ISAs whose FMA the kernels use and whose flags keep IEEE arithmetic; elsewhere the generated kernels run."""
+    if not _AVAILABLE:
+        try:
+            from torch._inductor import cpu_vec_isa
+
+            name = str(cpu_vec_isa.pick_vec_isa())
+        except Exception:  # no inductor on this platform
+            name = ""
+        _AVAILABLE.append(name.split()[0] in ("avx2", "avx512") if name else False)
+    return _AVAILABLE[0]
+
+
 def kernel(primitive: str, which: str) -> Callable | None:
     """The compiled kernel of `primitive` (a key of PRIMITIVES), `which` "fwd" (x -> y) or "bwd" ((go, x) ->
-    go f'(x)), built once; None where compilation is off or failed (the caller takes the generated kernels)."""
+    go f'(x)), built once; None where compilation is off or failed, or the ISA is not one the kernels are for
+    (the caller takes the generated kernels)."""
     key = (primitive, which)
     if key in _BUILT:
         return _BUILT[key]
@@ -208,7 +225,7 @@ def kernel(primitive: str, which: str) -> Callable | None:
     with _LOCK:
         if key not in _BUILT:
             k = None
-            if cpu.compile_available():
+            if cpu.compile_available() and available():
                 try:
                     k = _compile(primitive, which)
                 except Exception as e:  # compiler missing or broken
@@ -265,7 +282,10 @@ def backward(primitive: str, go: torch.Tensor, x: torch.Tensor) -> torch.Tensor 
 
 
 def primitive_of(plan) -> str | None:
-    """The primitive of PRIMITIVES a pointwise plan's forward is, applied to its input alone, or None."""
+    """The primitive of PRIMITIVES a pointwise plan's forward is, applied to its input alone, or None (also
+    where the kernels are not `available`)."""
+    if not available():
+        return None
     f = plan.forward
     if len(f.inputs) != 1 or f.params or len(f.outputs) != 1:
         return None
