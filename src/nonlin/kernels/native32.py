@@ -16,9 +16,10 @@ fast-math flags, which reassociate the error-free sums: there these kernels are 
 generated ones run. The tail of an array (fewer than a vector's elements) runs the same vector code on a
 partial load.
 
-Which entries take these kernels: those whose traced forward is one of `PRIMITIVES` applied to the input
-(sigmoid, tanh: the catalog's sigmoid and tanh entries, and any entry declared the same way); the backward is
-that primitive's derivative, whatever form the entry declares it in (the forward fixes the function).
+Which entries take these kernels: those whose traced forward is one of `FORMS` of the input (sigmoid(x),
+tanh(x), swish(x, 1): the catalog's sigmoid, tanh, silu and swish at its default beta, and any entry declared
+the same way); the backward is that function's derivative, whatever form the entry declares it in (the forward
+fixes the function).
 tests/kernels/test_native32.py measures both against float64 on dense sets of every binade and on the edges.
 """
 
@@ -43,6 +44,7 @@ using VI = Vectorized<int32_t>;
 constexpr int64_t V = VF::size();
 
 static inline VF C(float v) { return VF(v); }
+// CONSTANTS
 
 // a b + c rounded once (`available`: built for AVX2 and AVX-512 only, whose fmadd is the instruction)
 static inline VF fma_(VF a, VF b, VF c) { return at::vec::fmadd(a, b, c); }
@@ -158,6 +160,61 @@ static inline VF tanh_f(VF x) {
 // go sech^2(x) = go 4u / (1 + u)^2, u = e^-2|x| (sech^2 x = 4 sigma'(2x))
 static inline VF tanh_grad_f(VF go, VF x) { return nan_to(grad_core(go, x.abs() * C(2.0f), 4.0f), x); }
 
+// silu(x) = x sigma(x): x / (1 + u) for x >= 0, [x E / D] 2^k for x < 0 (x E an exact two-product plus x El), the
+// whole product rounded once; x's sign on the result (-0 stays -0); beyond 20 it rounds to x, below -111 to -0
+static inline VF silu_f(VF x) {
+  const VF a = x.abs();
+  const OnePlus o = one_plus(at::vec::maximum(-a, C(-111.0f)));
+  const VF pos = x >= C(0.0f);
+  const VF xc = at::vec::maximum(x, C(-111.0f));  // (-inf: finite products)
+  const VF ph = xc * o.e.h;
+  const VF pl = fma_(xc, o.e.h, -ph) + xc * o.e.l;
+  const VF y = quotient(VF::blendv(ph, x, pos), VF::blendv(pl, C(0.0f), pos), o.dh, o.dl);
+  VF r = scaled(y, VF::blendv(o.e.k, C(0.0f), pos));
+  r = VF::blendv(r, x, x > C(20.0f));  // (inf stays inf)
+  r = VF::blendv(r.abs(), C(0.0f), x < C(-111.0f)) | (x & C(-0.0f));
+  return nan_to(r, x);
+}
+
+// silu'(x) = N / D^2: N = 1 + u (1 + x) for x >= 0 (positive terms), N = E (1 + x + u) 2^k for x < 0 (u = e^-|x|,
+// each sum and product carried as hi + lo); near its zero x0 = -1.2785 the polynomial in d = x - x0 of
+// ops.torch_compiled.swish_grad_float32 (the same fit); go times it rounded once, then the scale
+static inline VF silu_grad_f(VF go, VF x) {
+  const VF xc = at::vec::minimum(at::vec::maximum(x, C(-200.0f)), C(30.0f));  // beyond 30, silu' rounds to 1
+  const OnePlus o = one_plus(-xc.abs());
+  const VF t = o.s64 * C(0x1p-64f);
+  const VF uh = o.e.h * t, ul = o.e.l * t;
+  const VF sh = C(1.0f) + xc, sb = sh - C(1.0f);
+  const VF sl = (C(1.0f) - (sh - sb)) + (xc - sb);  // 1 + x = sh + sl (TwoSum)
+  const VF wh = uh * sh;
+  const VF wl = fma_(uh, sh, -wh) + (uh * sl + ul * sh);
+  const VF nph = C(1.0f) + wh;
+  const VF npl = ((C(1.0f) - nph) + wh) + wl;  // 1 + u (1 + x), u (1 + x) <= 1
+  const VF mh = sh + uh, mb = mh - sh;
+  const VF ml = ((sh - (mh - mb)) + (uh - mb)) + (sl + ul);  // 1 + x + u (TwoSum)
+  const VF qh = o.e.h * mh;
+  const VF ql = fma_(o.e.h, mh, -qh) + (o.e.h * ml + o.e.l * mh);
+  const VF pos = x >= C(0.0f);
+  const VF nh = VF::blendv(qh, nph, pos), nl = VF::blendv(ql, npl, pos);
+  const VF ph = o.dh * o.dh;
+  const VF pl = fma_(o.dh, o.dh, -ph) + (o.dh + o.dh) * o.dl;
+  const VF inv = C(1.0f) / ph;
+  const VF y = nh * inv;
+  const VF r = (fma_(-y, ph, nh) + fma_(-y, pl, nl)) * inv;
+  const VF big = go.abs() > C(0x1p64f);
+  const VF g = VF::blendv(go, go * C(0x1p-64f), big);
+  VF res = scaled(fma_(g, y, g * r), VF::blendv(o.e.k, C(0.0f), pos) + (big & C(64.0f)));
+  const VF dh = x - C(SILU_X0_HI);  // exact near x0
+  const VF d = dh - C(SILU_X0_LO);
+  const VF gl = fma_(d, SILU_GRAD_P(d), C(SILU_C0_LO));  // C0 + d p(d) = C0_HI + gl
+  const VF vh = dh * C(SILU_C0_HI);
+  const VF vl = fma_(dh, C(SILU_C0_HI), -vh) + (dh * gl - C(SILU_X0_LO) * (C(SILU_C0_HI) + gl));
+  res = VF::blendv(res, fma_(go, vh, go * vl), dh.abs() < C(SILU_GRAD_ZONE));
+  // below -200, |go silu'(x)| < 2^-150 for every float32 go: a zero of -go's sign (silu' < 0 there)
+  res = VF::blendv(res, (go & C(-0.0f)) ^ C(-0.0f), x < C(-200.0f));
+  return nan_to(res, x);
+}
+
 template <class F> static inline void for_chunks(int64_t n, int64_t threads, F f) {
   constexpr int64_t chunk = 16384;
   const int64_t blocks = (n + chunk - 1) / chunk;
@@ -190,6 +247,7 @@ extern "C" void kernel(const float* go, const float* x, float* out, int64_t n, i
 PRIMITIVES: dict[str, tuple[str, str]] = {
     "sigmoid": ("sigmoid_f", "sigmoid_grad_f"),
     "tanh": ("tanh_f", "tanh_grad_f"),
+    "silu": ("silu_f", "silu_grad_f"),
 }
 
 _BUILT: dict[tuple[str, str], Callable | None] = {}
@@ -240,14 +298,44 @@ def kernel(primitive: str, which: str) -> Callable | None:
     return _BUILT[key]
 
 
+def _f32(v: float) -> str:
+    """v rounded to float32, as an exact C++ hexadecimal float literal."""
+    return float(torch.tensor(v, dtype=torch.float32)).hex() + "f"
+
+
+def _horner(coefficients) -> str:
+    """A C++ macro body evaluating the polynomial (highest degree first) at d by fma."""
+    expr = f"C({_f32(coefficients[0])})"
+    for c in coefficients[1:]:
+        expr = f"fma_({expr}, d, C({_f32(c)}))"
+    return expr
+
+
+def _constants() -> str:
+    """The fitted constants the kernels share with ops.torch_compiled's float32 forms (one source)."""
+    from nonlin.ops import torch_compiled as tc
+
+    values = {
+        "SILU_X0_HI": tc._SILU_X0_HI,
+        "SILU_X0_LO": tc._SILU_X0_LO,
+        "SILU_C0_HI": tc._SILU_C0_HI,
+        "SILU_C0_LO": tc._SILU_C0_LO,
+        "SILU_GRAD_ZONE": tc._SILU_GRAD_ZONE,
+    }
+    lines = [f"#define {k} {_f32(v)}" for k, v in values.items()]
+    lines.append(f"#define SILU_GRAD_P(d) ({_horner(tc._SILU_GRAD_P)})")
+    return "\n".join(lines) + "\n"
+
+
 def _compile(primitive: str, which: str) -> Callable:
     from torch._inductor.codecache import CppPythonBindingsCodeCache
 
     fwd, bwd = PRIMITIVES[primitive]
+    prelude = _PRELUDE.replace("// CONSTANTS", _constants())
     if which == "fwd":
-        src = _PRELUDE + _UNARY.replace("FN", fwd)
+        src = prelude + _UNARY.replace("FN", fwd)
         return CppPythonBindingsCodeCache.load_pybinding(["const float*", "float*", "int64_t", "int64_t"], src)
-    src = _PRELUDE + _GRAD.replace("FN", bwd)
+    src = prelude + _GRAD.replace("FN", bwd)
     return CppPythonBindingsCodeCache.load_pybinding(
         ["const float*", "const float*", "float*", "int64_t", "int64_t"], src
     )
@@ -281,14 +369,29 @@ def backward(primitive: str, go: torch.Tensor, x: torch.Tensor) -> torch.Tensor 
     return out
 
 
+# The traced forms each kernel computes: (op, arguments), "x" the input (a catalog entry's forward traced to one
+# of these is that function, whatever else its declaration says)
+FORMS: dict[str, tuple] = {
+    "sigmoid": ("sigmoid", "x"),
+    "tanh": ("tanh", "x"),
+    "silu": ("swish", "x", 1.0),
+}
+
+
 def primitive_of(plan) -> str | None:
-    """The primitive of PRIMITIVES a pointwise plan's forward is, applied to its input alone, or None (also
-    where the kernels are not `available`)."""
+    """The kernel (a key of PRIMITIVES) whose function a pointwise plan's forward is, applied to its input alone,
+    or None (also where the kernels are not `available`)."""
     if not available():
         return None
     f = plan.forward
     if len(f.inputs) != 1 or f.params or len(f.outputs) != 1:
         return None
     y = f.outputs[0]
-    ok = getattr(y, "op", None) in PRIMITIVES and len(y.args) == 1 and y.args[0] is f.inputs[0]
-    return y.op if ok else None
+
+    def matches(a, b) -> bool:
+        return a is f.inputs[0] if b == "x" else (not hasattr(a, "op") and a == b)
+
+    for name, (op, *args) in FORMS.items():
+        if getattr(y, "op", None) == op and len(y.args) == len(args) and all(map(matches, y.args, args)):
+            return name
+    return None
