@@ -25,6 +25,7 @@ tests/kernels/test_native32.py measures both against float64 on dense sets of ev
 
 from __future__ import annotations
 
+import math
 import threading
 import warnings
 from collections.abc import Callable
@@ -59,10 +60,17 @@ static inline VF pow2(VF k) {
 // fitted degree-5 polynomial of ops.torch_compiled._EXPM1_QUADRATIC (2^-32.8), h = 1 + r + r^2 q rounded and
 // l the rest (|l| <= 2^-23): h + l = e^r to ~2^-26 relative
 struct Exp { VF h, l, k; };
+static inline Exp exp_of(VF k, VF r);
 static inline Exp exp_parts(VF z) {
   const VF k = (z * C(1.44269502f)).round();
-  VF r = fma_(k, C(-0.693145751953125f), z);
-  r = fma_(k, C(-1.42860677e-06f), r);
+  return exp_of(k, fma_(k, C(-1.42860677e-06f), fma_(k, C(-0.693145751953125f), z)));
+}
+// e^(z + zl) for zl below z's last bit (z >= -128: k ln2's high part exact, z - k ln2_hi exact)
+static inline Exp exp_parts(VF z, VF zl) {
+  const VF k = (z * C(1.44269502f)).round();
+  return exp_of(k, fma_(k, C(-1.42860677e-06f), fma_(k, C(-0.693145751953125f), z) + zl));
+}
+static inline Exp exp_of(VF k, VF r) {
   VF q = fma_(C(0.0001958599459612742f), r, C(0.0013936595059931278f));
   q = fma_(q, r, C(0.008333880454301834f));
   q = fma_(q, r, C(0.04166644811630249f));
@@ -76,11 +84,29 @@ static inline Exp exp_parts(VF z) {
   return {h, l, k};
 }
 
-// (nh + nl) / (dh + dl) for dh in [1, 2]: the quotient by one reciprocal, corrected by its exact remainder
+// (nh + nl) / (dh + dl) (dl below dh's last bit): the quotient by one reciprocal, corrected by its exact
+// remainder; as yh + yl (Fast2Sum), or rounded
+static inline void quotient2(VF nh, VF nl, VF dh, VF dl, VF& yh, VF& yl) {
+  const VF inv = C(1.0f) / dh;
+  const VF y = nh * inv;
+  const VF c = (fma_(-y, dh, nh) + fma_(-y, dl, nl)) * inv;
+  yh = y + c;
+  yl = c - (yh - y);
+}
 static inline VF quotient(VF nh, VF nl, VF dh, VF dl) {
   const VF inv = C(1.0f) / dh;
   const VF y = nh * inv;
   return y + (fma_(-y, dh, nh) + fma_(-y, dl, nl)) * inv;
+}
+
+// go f'(x) near a zero x0 = x0h + x0l of f' (x0h the float32 nearest): f'(x) = d (C0 + d p(d)), d = x - x0 =
+// dh - x0l with dh = x - x0h exact (Sterbenz), C0 = c0h + c0l: the product carried as hi + lo, go times it
+// rounded once
+static inline VF near_zero(VF go, VF dh, VF d, VF p, float x0l, float c0h, float c0l) {
+  const VF gl = fma_(d, p, C(c0l));  // C0 + d p(d) = c0h + gl
+  const VF vh = dh * C(c0h);
+  const VF vl = fma_(dh, C(c0h), -vh) + (dh * gl - C(x0l) * (C(c0h) + gl));
+  return fma_(go, vh, go * vl);
 }
 
 // u = e^-a = 2^k (h + l) and D = 1 + u = dh + dl (u's part below 2^-126 is far below dh's last bit)
@@ -204,14 +230,86 @@ static inline VF silu_grad_f(VF go, VF x) {
   const VF big = go.abs() > C(0x1p64f);
   const VF g = VF::blendv(go, go * C(0x1p-64f), big);
   VF res = scaled(fma_(g, y, g * r), VF::blendv(o.e.k, C(0.0f), pos) + (big & C(64.0f)));
-  const VF dh = x - C(SILU_X0_HI);  // exact near x0
+  const VF dh = x - C(SILU_X0_HI);
   const VF d = dh - C(SILU_X0_LO);
-  const VF gl = fma_(d, SILU_GRAD_P(d), C(SILU_C0_LO));  // C0 + d p(d) = C0_HI + gl
-  const VF vh = dh * C(SILU_C0_HI);
-  const VF vl = fma_(dh, C(SILU_C0_HI), -vh) + (dh * gl - C(SILU_X0_LO) * (C(SILU_C0_HI) + gl));
-  res = VF::blendv(res, fma_(go, vh, go * vl), dh.abs() < C(SILU_GRAD_ZONE));
+  const VF near = near_zero(go, dh, d, SILU_GRAD_P(d), SILU_X0_LO, SILU_C0_HI, SILU_C0_LO);
+  res = VF::blendv(res, near, dh.abs() < C(SILU_GRAD_ZONE));
   // below -200, |go silu'(x)| < 2^-150 for every float32 go: a zero of -go's sign (silu' < 0 there)
   res = VF::blendv(res, (go & C(-0.0f)) ^ C(-0.0f), x < C(-200.0f));
+  return nan_to(res, x);
+}
+
+// The Gaussian pieces of ops.torch_compiled.norm_cdf_float32 for 0 <= a <= 16, with FMA: e^{-a^2/2} = 2^k E
+// (a^2 an exact two-product, so the argument is exact to below its last bit), (1 + a) erfcx(a / sqrt2) = 1 + q
+// (u = a / (a + 4), q = u Q(2u - 1) with the fit of tools/fit_erfcx_float32.py, 0.043 ULP) and D = 1 + a
+// (TwoSum); Phi(-a) = E (1 + q) / (2 D) 2^k, phi(a) = E 2^k / sqrt(2 pi)
+struct Gauss { Exp e; VF qh, ql, dh, dl; };
+static inline Gauss gauss(VF a) {
+  Gauss g;
+  const VF sh = a * a;
+  g.e = exp_parts(sh * C(-0.5f), fma_(a, a, -sh) * C(-0.5f));
+  const VF u = a / (a + C(4.0f));
+  const VF t = C(2.0f) * u - C(1.0f);
+  const VF q = u * ERFCX_Q(t);
+  g.qh = C(1.0f) + q;
+  g.ql = (C(1.0f) - g.qh) + q;
+  g.dh = C(1.0f) + a;
+  const VF b = g.dh - a;
+  g.dl = (C(1.0f) - b) + (a - (g.dh - b));
+  return g;
+}
+
+// gelu(x) = x Phi(x): [x E (1 + q) / (2 D)] 2^k for x < 0 (x times E (1 + q) as an exact two-product, one
+// quotient, the scale last: one rounding), x (1 - Phi(-a)) for x >= 0 with Phi(-a) as hi + lo; beyond 6 it
+// rounds to x (Phi(-6) < 2^-29), below -16 to -0; x's sign on the result
+static inline VF gelu_f(VF x) {
+  const VF a = at::vec::minimum(x.abs(), C(16.0f));
+  const Gauss g = gauss(a);
+  const VF nh = g.e.h * g.qh;
+  const VF nl = fma_(g.e.h, g.qh, -nh) + (g.e.h * g.ql + g.e.l * g.qh);  // E (1 + q)
+  const VF xc = at::vec::maximum(x, C(-16.0f));
+  const VF xh = xc * nh;
+  const VF xl = fma_(xc, nh, -xh) + xc * nl;
+  const VF km = g.e.k - C(1.0f);
+  const VF neg = scaled(quotient(xh, xl, g.dh, g.dl), km);
+  VF wh, wl;
+  quotient2(nh, nl, g.dh, g.dl, wh, wl);
+  const VF th = scaled(wh, km), tl = scaled(wl, km);  // Phi(-a) (x < 6: k >= -27, exact)
+  const VF oh = C(1.0f) - th;
+  const VF ol = ((C(1.0f) - oh) - th) - tl;
+  VF r = VF::blendv(neg, fma_(x, oh, x * ol), x >= C(0.0f));
+  r = VF::blendv(r, x, x > C(6.0f));  // (inf stays inf)
+  r = VF::blendv(r.abs(), C(0.0f), x < C(-16.0f)) | (x & C(-0.0f));
+  return nan_to(r, x);
+}
+
+// gelu'(x) = Phi(x) + x phi(x) = 2^k E B for x < 0 and 1 - 2^k E B for x >= 0, B = (1 + q) / (2 D) - a / sqrt(2 pi)
+// (each term hi + lo, their difference a TwoSum); near the zero x0 = -0.7518 (|x - x0| < 1/4) the fit of
+// ops.torch_compiled.gelu_grad_float32; go times it rounded once, then the scale. Below -16 a zero of -go's sign
+// (x phi(x) dominates; for |go| < 2^60 the product is below 2^-150 there)
+static inline VF gelu_grad_f(VF go, VF x) {
+  const VF a = at::vec::minimum(x.abs(), C(16.0f));
+  const Gauss g = gauss(a);
+  VF th, tl;
+  quotient2(g.qh * C(0.5f), g.ql * C(0.5f), g.dh, g.dl, th, tl);
+  const VF ah = a * C(INV_SQRT_2PI_HI);
+  const VF al = fma_(a, C(INV_SQRT_2PI_HI), -ah) + a * C(INV_SQRT_2PI_LO);
+  const VF bh = th - ah, bb = bh - th;
+  const VF bl = ((th - (bh - bb)) + (-ah - bb)) + (tl - al);  // B = T - A (TwoSum)
+  const VF ebh = g.e.h * bh;
+  const VF ebl = fma_(g.e.h, bh, -ebh) + (g.e.h * bl + g.e.l * bh);
+  const VF big = go.abs() > C(0x1p64f);
+  const VF gs = VF::blendv(go, go * C(0x1p-64f), big);
+  const VF neg = scaled(fma_(gs, ebh, gs * ebl), g.e.k + (big & C(64.0f)));
+  const VF sh = scaled(ebh, g.e.k), sl = scaled(ebl, g.e.k);
+  const VF oh = C(1.0f) - sh;
+  const VF ol = ((C(1.0f) - oh) - sh) - sl;
+  VF res = VF::blendv(neg, fma_(go, oh, go * ol), x >= C(0.0f));
+  const VF dh = x - C(GELU_X0_HI);
+  const VF d = dh - C(GELU_X0_LO);
+  const VF near = near_zero(go, dh, d, GELU_GRAD_P(d), GELU_X0_LO, GELU_C0_HI, GELU_C0_LO);
+  res = VF::blendv(res, near, dh.abs() < C(GELU_ZONE));
+  res = VF::blendv(res, (go & C(-0.0f)) ^ C(-0.0f), x < C(-16.0f));
   return nan_to(res, x);
 }
 
@@ -248,6 +346,7 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
     "sigmoid": ("sigmoid_f", "sigmoid_grad_f"),
     "tanh": ("tanh_f", "tanh_grad_f"),
     "silu": ("silu_f", "silu_grad_f"),
+    "gelu": ("gelu_f", "gelu_grad_f"),
 }
 
 _BUILT: dict[tuple[str, str], Callable | None] = {}
@@ -298,9 +397,16 @@ def kernel(primitive: str, which: str) -> Callable | None:
     return _BUILT[key]
 
 
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+
+
+def _f32_value(v: float) -> float:
+    return float(torch.tensor(v, dtype=torch.float32))
+
+
 def _f32(v: float) -> str:
     """v rounded to float32, as an exact C++ hexadecimal float literal."""
-    return float(torch.tensor(v, dtype=torch.float32)).hex() + "f"
+    return _f32_value(v).hex() + "f"
 
 
 def _horner(coefficients) -> str:
@@ -322,8 +428,21 @@ def _constants() -> str:
         "SILU_C0_LO": tc._SILU_C0_LO,
         "SILU_GRAD_ZONE": tc._SILU_GRAD_ZONE,
     }
+    c0_hi = _f32_value(tc._GELU_C0)
+    values.update(
+        GELU_X0_HI=tc._GELU_X0_HI,
+        GELU_X0_LO=tc._GELU_X0_LO,
+        GELU_C0_HI=c0_hi,
+        GELU_C0_LO=tc._GELU_C0 - c0_hi,
+        GELU_ZONE=tc._GELU_ZONE,
+        INV_SQRT_2PI_HI=_f32_value(_INV_SQRT_2PI),
+        INV_SQRT_2PI_LO=_INV_SQRT_2PI - _f32_value(_INV_SQRT_2PI),
+    )
     lines = [f"#define {k} {_f32(v)}" for k, v in values.items()]
     lines.append(f"#define SILU_GRAD_P(d) ({_horner(tc._SILU_GRAD_P)})")
+    lines.append(f"#define GELU_GRAD_P(d) ({_horner(tc._GELU_GRAD_P)})")
+    lines.append(f"#define ERFCX_Q(d) ({_horner(tc._ERFCX_Q)})")
+    assert tc._ERFCX_K == 4.0 and tc._PHI_LIMIT == 16.0  # (gauss's u = a / (a + 4), a <= 16)
     return "\n".join(lines) + "\n"
 
 
@@ -375,6 +494,7 @@ FORMS: dict[str, tuple] = {
     "sigmoid": ("sigmoid", "x"),
     "tanh": ("tanh", "x"),
     "silu": ("swish", "x", 1.0),
+    "gelu": ("gated", "x", ("norm_cdf", "x")),
 }
 
 
@@ -389,6 +509,8 @@ def primitive_of(plan) -> str | None:
     y = f.outputs[0]
 
     def matches(a, b) -> bool:
+        if isinstance(b, tuple):  # a nested node
+            return getattr(a, "op", None) == b[0] and len(a.args) == len(b) - 1 and all(map(matches, a.args, b[1:]))
         return a is f.inputs[0] if b == "x" else (not hasattr(a, "op") and a == b)
 
     for name, (op, *args) in FORMS.items():
