@@ -259,21 +259,19 @@ static inline Gauss gauss(VF a) {
   return g;
 }
 
-// gelu(x) = x Phi(x): [x E (1 + q) / (2 D)] 2^k for x < 0 (x times E (1 + q) as an exact two-product, one
-// quotient, the scale last: one rounding), x (1 - Phi(-a)) for x >= 0 with Phi(-a) as hi + lo; beyond 6 it
-// rounds to x (Phi(-6) < 2^-29), below -16 to -0; x's sign on the result
+// gelu(x) = x Phi(x), Phi(-a) = 2^(k-1) W with W = E (1 + q) / D as hi + lo (E (1 + q) an exact two-product, one
+// quotient): x W 2^(k-1) for x < 0 (the product rounded once, the scale last), x (1 - Phi(-a)) for x >= 0; beyond
+// 6 it rounds to x (Phi(-6) < 2^-29), below -16 to -0; x's sign on the result
 static inline VF gelu_f(VF x) {
   const VF a = at::vec::minimum(x.abs(), C(16.0f));
   const Gauss g = gauss(a);
   const VF nh = g.e.h * g.qh;
   const VF nl = fma_(g.e.h, g.qh, -nh) + (g.e.h * g.ql + g.e.l * g.qh);  // E (1 + q)
-  const VF xc = at::vec::maximum(x, C(-16.0f));
-  const VF xh = xc * nh;
-  const VF xl = fma_(xc, nh, -xh) + xc * nl;
-  const VF km = g.e.k - C(1.0f);
-  const VF neg = scaled(quotient(xh, xl, g.dh, g.dl), km);
   VF wh, wl;
   quotient2(nh, nl, g.dh, g.dl, wh, wl);
+  const VF km = g.e.k - C(1.0f);
+  const VF xc = at::vec::maximum(x, C(-16.0f));
+  const VF neg = scaled(fma_(xc, wh, xc * wl), km);
   const VF th = scaled(wh, km), tl = scaled(wl, km);  // Phi(-a) (x < 6: k >= -27, exact)
   const VF oh = C(1.0f) - th;
   const VF ol = ((C(1.0f) - oh) - th) - tl;
