@@ -222,3 +222,22 @@ def test_large_incoming_gradients_do_not_overflow_where_the_product_is_finite(pr
         go = torch.full_like(x, s)
         ref = s * REFERENCE[primitive][1](x.double().numpy())
         assert _ulp_error(native32.backward(primitive, go, x).numpy(), ref).max() <= BOUNDS[primitive][1]
+
+
+@needs_kernels
+@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu", "gelu"])
+def test_inside_torch_compile_the_kernels_run_as_ops(name):
+    """A user's torch.compile puts the same kernels in its graph (two custom ops, opaque to inductor): a compiled
+    model computes the eager one's bits, forward and gradient."""
+    x = torch.randn(3000, generator=torch.Generator().manual_seed(4)) * 6
+    go = torch.randn(x.shape, generator=torch.Generator().manual_seed(5))
+    f = F.function(name)
+    xe = x.clone().requires_grad_()
+    with route.pinned("large"):
+        ye = f(xe)
+    ye.backward(go)
+    xc = x.clone().requires_grad_()
+    yc = torch.compile(lambda t: f(t) * 1.0, fullgraph=True)(xc)
+    yc.backward(go)
+    assert torch.equal(yc, ye) and torch.equal(xc.grad, xe.grad)
+    assert torch.equal(ye, native32.forward(name, x))

@@ -435,6 +435,9 @@ def _prepare(name: str, dtype: torch.dtype, values: tuple, settings: tuple) -> b
         if isinstance(job.table, table.GateTable):
             _TRACED[key] = (*_gate_functions(*job.table._build()), job)
             return True
+        if job.native is not None:  # float32: the hand-written kernels as two ops (native32.traced_forward)
+            _TRACED[key] = (*_native_functions(job.native), job)
+            return True
         if job.table is not None:
             # half types: the lookup ops (table.traced_lookup, traced_product) in the caller's graph, their
             # arrays held here (never dropped: the graph reads them)
@@ -455,6 +458,16 @@ def _gate_functions(gate, gate_wide, slopes, slopes_wide):
 
     def grad(go, g, v, params):
         return table.traced_product(go, v, g, slopes, slopes_wide), table.traced_product(go, None, g, gate, gate_wide)
+
+    return fwd, grad
+
+
+def _native_functions(primitive: str):
+    def fwd(x, params):
+        return native32.traced_forward(x, primitive)
+
+    def grad(go, x, params):
+        return (native32.traced_backward(go, x, primitive),)
 
     return fwd, grad
 

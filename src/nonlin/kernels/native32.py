@@ -339,7 +339,8 @@ extern "C" void kernel(const float* go, const float* x, float* out, int64_t n, i
 }
 """
 
-# primitive -> (forward C++ function, derivative C++ function)
+# kernel -> (forward C++ function, derivative C++ function); each kernel's name is also the catalog entry whose
+# function it computes
 PRIMITIVES: dict[str, tuple[str, str]] = {
     "sigmoid": ("sigmoid_f", "sigmoid_grad_f"),
     "tanh": ("tanh_f", "tanh_grad_f"),
@@ -515,3 +516,41 @@ def primitive_of(plan) -> str | None:
         if getattr(y, "op", None) == op and len(y.args) == len(args) and all(map(matches, y.args, args)):
             return name
     return None
+
+
+# Inside a caller's torch.compile the kernels are these two ops, opaque to inductor (its code for the generated
+# float32 forms is what these kernels replace), so that a compiled model computes what an eager one does, bit
+# for bit. Where a kernel is not built (compilation turned off since), the entry's float64 formula of the same
+# name, rounded once.
+@torch.library.custom_op("nonlin::native32", mutates_args=())
+def traced_forward(x: torch.Tensor, primitive: str) -> torch.Tensor:
+    flat = x.contiguous().view(-1)
+    y = forward(primitive, flat)
+    if y is None:
+        from nonlin.ops import TORCH
+        from nonlin.registry import spec
+
+        y = spec(primitive).forward(TORCH, flat.double()).to(x.dtype)
+    return y.view(x.shape)
+
+
+@traced_forward.register_fake
+def _(x, primitive):
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+
+
+@torch.library.custom_op("nonlin::native32_grad", mutates_args=())
+def traced_backward(go: torch.Tensor, x: torch.Tensor, primitive: str) -> torch.Tensor:
+    flat, g = x.contiguous().view(-1), go.contiguous().view(-1)
+    out = backward(primitive, g, flat)
+    if out is None:
+        from nonlin.ops import TORCH
+        from nonlin.registry import spec
+
+        out = (g.double() * spec(primitive).derivative(TORCH, flat.double())).to(x.dtype)
+    return out.view(x.shape)
+
+
+@traced_backward.register_fake
+def _(go, x, primitive):
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
