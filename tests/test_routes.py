@@ -81,9 +81,10 @@ def test_every_torch_row_meets_the_goals_with_margin(name, dtype, pass_, size):
 
 def test_calls_go_where_the_table_says(monkeypatch):
     # as in a fresh process: no kernel compiled yet, so small calls still run eagerly (route.WARM_CALLS)
-    from nonlin.kernels import cpu
+    from nonlin.kernels import cpu, native32
 
     monkeypatch.setattr(cpu, "_DIRECT", {})
+    monkeypatch.setattr(native32, "_BUILT", {})
     monkeypatch.setattr(route, "_SETTLED", {})
     monkeypatch.setattr(route, "_CALLS", {})
     x = torch.randn(64, requires_grad=True)
