@@ -306,9 +306,17 @@ def _gated_forward(job: Job, packed: bool, *inputs: torch.Tensor) -> torch.Tenso
         rows = base.view(-1, d2)  # [rows, 2d]
         if job.table is not None:
             return job.table.forward(rows[:, : d2 // 2], rows[:, d2 // 2 :])
+        if job.native is not None:
+            y = native32.gated_forward(job.native, rows[:, : d2 // 2], rows[:, d2 // 2 :])
+            if y is not None:
+                return y
         return _kernel(job, "fwd_packed", rows)[0]
     if job.table is not None:  # (the halves of a packed tensor that is not [gate | value]: as strided rows)
         return job.table.forward(table.rows(inputs[0]), table.rows(inputs[1]))
+    if job.native is not None:
+        y = native32.gated_forward(job.native, table.rows(inputs[0]), table.rows(inputs[1]))
+        if y is not None:
+            return y
     return _kernel(job, "fwd", *(_flat(t) for t in inputs))[0]
 
 
@@ -323,12 +331,23 @@ def _gated_backward(job: Job, packed: bool, go: torch.Tensor, saved) -> tuple[to
             out = torch.empty_like(rows)
             job.table.backward(go2, rows[:, : d2 // 2], rows[:, d2 // 2 :], out[:, : d2 // 2], out[:, d2 // 2 :])
             return (out.view_as(base),)
+        if job.native is not None:
+            rows = base.view(-1, d2)  # [rows, 2d]
+            out = torch.empty_like(rows)
+            d = d2 // 2
+            if native32.gated_backward(job.native, go2, rows[:, :d], rows[:, d:], out[:, :d], out[:, d:]):
+                return (out.view_as(base),)
         return (_kernel(job, "bwd_packed", go2, base.view(-1, d2))[0].view_as(base),)
     if job.table is not None:
         g, v = (table.rows(t) for t in saved)
         dg, dv = torch.empty(g.shape, dtype=g.dtype), torch.empty(v.shape, dtype=v.dtype)
         job.table.backward(table.rows(go.to(g.dtype)), g, v, dg, dv)
         return dg.view(saved[0].shape), dv.view(saved[1].shape)
+    if job.native is not None:
+        g, v = (table.rows(t) for t in saved)
+        dg, dv = torch.empty(g.shape, dtype=g.dtype), torch.empty(v.shape, dtype=v.dtype)
+        if native32.gated_backward(job.native, table.rows(go), g, v, dg, dv):
+            return dg.view(saved[0].shape), dv.view(saved[1].shape)
     grads = _kernel(job, "bwd", _flat(go), *(_flat(t) for t in saved))
     return tuple(g.view_as(t) for g, t in zip(grads, saved, strict=False))
 
@@ -436,7 +455,7 @@ def _prepare(name: str, dtype: torch.dtype, values: tuple, settings: tuple) -> b
             _TRACED[key] = (*_gate_functions(*job.table._build()), job)
             return True
         if job.native is not None:  # float32: the hand-written kernels as two ops (native32.traced_forward)
-            _TRACED[key] = (*_native_functions(job.native), job)
+            _TRACED[key] = (*_native_functions(job.native, job.gated), job)
             return True
         if job.table is not None:
             # half types: the lookup ops (table.traced_lookup, traced_product) in the caller's graph, their
@@ -462,7 +481,17 @@ def _gate_functions(gate, gate_wide, slopes, slopes_wide):
     return fwd, grad
 
 
-def _native_functions(primitive: str):
+def _native_functions(primitive: str, gated: bool):
+    if gated:
+
+        def fwd(g, v, params):
+            return native32.traced_gated_forward(g, v, primitive)
+
+        def grad(go, g, v, params):
+            return native32.traced_gated_backward(go, g, v, primitive)
+
+        return fwd, grad
+
     def fwd(x, params):
         return native32.traced_forward(x, primitive)
 

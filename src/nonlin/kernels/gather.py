@@ -43,8 +43,11 @@ static inline Vectorized<int32_t> patterns(const int16_t* p) {
 }
 
 static inline int64_t pattern(int16_t b) { return static_cast<uint16_t>(b); }
+"""
 
-// f(row, begin, end) over blocks of [rows, width], split among `threads` OpenMP threads
+# f(row, begin, end) over blocks of [rows, width], split among `threads` OpenMP threads (nonlin.kernels.native32
+# uses it too)
+FOR_BLOCKS = r"""
 template <class F> static inline void for_blocks(int64_t rows, int64_t width, int64_t threads, F f) {
   constexpr int64_t chunk = 16384;
   const int64_t per_row = (width + chunk - 1) / chunk, blocks = rows * per_row;
@@ -170,7 +173,7 @@ def _compile(which: str, dtype: torch.dtype, has_v: bool, wide: bool) -> Callabl
     from torch._inductor.codecache import CppPythonBindingsCodeCache
 
     half = _CTYPE[dtype]
-    prelude = _PRELUDE.replace("HALF_TYPE", half)
+    prelude = _PRELUDE.replace("HALF_TYPE", half) + FOR_BLOCKS
     if which == "lookup":
         args = ["const int16_t*", "const float*", f"{half}*", *["int64_t"] * 5]
         return CppPythonBindingsCodeCache.load_pybinding(args, prelude + _LOOKUP)
@@ -179,7 +182,7 @@ def _compile(which: str, dtype: torch.dtype, has_v: bool, wide: bool) -> Callabl
     return CppPythonBindingsCodeCache.load_pybinding([*args, *["int64_t"] * 7], prelude + flags + _GRAD)
 
 
-def _rows(t: torch.Tensor) -> tuple[int, int, int]:
+def row_layout(t: torch.Tensor) -> tuple[int, int, int]:
     """(rows, width, row stride) of a 1-D tensor or a 2-D one with unit inner stride."""
     if t.dim() == 1:
         return 1, t.shape[0], t.shape[0]
@@ -191,8 +194,8 @@ def lookup(bits: torch.Tensor, values: torch.Tensor, out: torch.Tensor, threads:
     k = kernel("lookup", out.dtype)
     if k is None:
         return False
-    rows, width, s_bits = _rows(bits)
-    k(bits, values, out, rows, width, s_bits, _rows(out)[2], threads or _threads(bits.numel()))
+    rows, width, s_bits = row_layout(bits)
+    k(bits, values, out, rows, width, s_bits, row_layout(out)[2], threads or _threads(bits.numel()))
     return True
 
 
@@ -211,11 +214,11 @@ def gradient(
     k = kernel("grad", out.dtype, v is not None, wide is not None)
     if k is None:
         return False
-    rows, width, s_go = _rows(go)
-    s_v = _rows(v)[2] if v is not None else s_go
+    rows, width, s_go = row_layout(go)
+    s_v = row_layout(v)[2] if v is not None else s_go
     k(
         go, go if v is None else v, bits, slopes, slopes if wide is None else wide, out,
-        rows, width, s_go, s_v, _rows(bits)[2], _rows(out)[2], threads or _threads(go.numel()),
+        rows, width, s_go, s_v, row_layout(bits)[2], row_layout(out)[2], threads or _threads(go.numel()),
     )  # fmt: skip
     return True
 

@@ -32,6 +32,8 @@ from collections.abc import Callable
 
 import torch
 
+from nonlin.kernels.gather import row_layout
+
 # Below this many elements one thread does it all (an OpenMP fork costs a few microseconds).
 PARALLEL_NUMEL = 1 << 16
 
@@ -99,14 +101,18 @@ static inline VF quotient(VF nh, VF nl, VF dh, VF dl) {
   return y + (fma_(-y, dh, nh) + fma_(-y, dl, nl)) * inv;
 }
 
-// go f'(x) near a zero x0 = x0h + x0l of f' (x0h the float32 nearest): f'(x) = d (C0 + d p(d)), d = x - x0 =
-// dh - x0l with dh = x - x0h exact (Sterbenz), C0 = c0h + c0l: the product carried as hi + lo, go times it
-// rounded once
-static inline VF near_zero(VF go, VF dh, VF d, VF p, float x0l, float c0h, float c0l) {
+// A value as (h + l) 2^k, l below h's last bit (or 0)
+struct Parts { VF h, l, k; };
+static inline Parts blend(const Parts& a, const Parts& b, VF mask) {
+  return {VF::blendv(a.h, b.h, mask), VF::blendv(a.l, b.l, mask), VF::blendv(a.k, b.k, mask)};
+}
+
+// f'(x) near a zero x0 = x0h + x0l of f' (x0h the float32 nearest): f'(x) = d (C0 + d p(d)), d = x - x0 =
+// dh - x0l with dh = x - x0h exact (Sterbenz), C0 = c0h + c0l: the product carried as hi + lo
+static inline Parts near_zero(VF dh, VF d, VF p, float x0l, float c0h, float c0l) {
   const VF gl = fma_(d, p, C(c0l));  // C0 + d p(d) = c0h + gl
   const VF vh = dh * C(c0h);
-  const VF vl = fma_(dh, C(c0h), -vh) + (dh * gl - C(x0l) * (C(c0h) + gl));
-  return fma_(go, vh, go * vl);
+  return {vh, fma_(dh, C(c0h), -vh) + (dh * gl - C(x0l) * (C(c0h) + gl)), C(0.0f)};
 }
 
 // u = e^-a = 2^k (h + l) and D = 1 + u = dh + dl (u's part below 2^-126 is far below dh's last bit)
@@ -124,17 +130,36 @@ static inline OnePlus one_plus(VF z) {
   return o;
 }
 
-// 2^k y for |y| < 2^131 and k in [-300, 64], rounded once: k = ka + kb, kb = max(k, -126); y 2^ka (two exact
-// steps of at least 2^-87) is normal wherever y 2^k is not below 2^-150, so only the last step rounds
-// (AVX-512: one vscalefps, which rounds once too: the same bits)
+// 2^k y for |y| < 2^131 and integer k in [-417, 127], rounded once: k = ka + kb, kb = k clamped to [-126, 127];
+// y 2^ka (three exact steps of at least 2^-98) is normal wherever y 2^k is not below 2^-150, so only the last
+// step rounds (AVX-512: one vscalefps, which rounds once too: the same bits)
 static inline VF scaled(VF y, VF k) {
 #if defined(CPU_CAPABILITY_AVX512)
   return VF(_mm512_scalef_ps(y, k));
 #else
-  const VF kb = at::vec::maximum(k, C(-126.0f));
-  const VF ka = k - kb, k1 = (ka * C(0.5f)).floor();
-  return ((y * pow2(k1)) * pow2(ka - k1)) * pow2(kb);
+  const VF kb = at::vec::minimum(at::vec::maximum(k, C(-126.0f)), C(127.0f));
+  const VF ka = k - kb, k1 = (ka * C(1.0f / 3.0f)).floor(), k2 = ((ka - k1) * C(0.5f)).floor();
+  return (((y * pow2(k1)) * pow2(k2)) * pow2(ka - k1 - k2)) * pow2(kb);
 #endif
+}
+
+// a 2^s, s = 64 where |a| < 2^-32 and -64 where |a| > 2^32 (exact; infinities and NaN stay)
+static inline VF prescaled(VF a, VF& s) {
+  const VF m = a.abs();
+  const VF up = m < C(0x1p-32f), down = m > C(0x1p32f);
+  s = (up & C(64.0f)) | (down & C(-64.0f));
+  return a * VF::blendv(VF::blendv(C(1.0f), C(0x1p64f), up), C(0x1p-64f), down);
+}
+
+// u v (h + l) 2^k rounded once, for u and v of any float32 magnitude: both prescaled, so that their exact
+// two-product ph + pl neither overflows nor underflows wherever the result is finite and not below 2^-150
+// (u, v both near float32's largest aside)
+static inline VF scaled_product(VF u, VF v, const Parts& p) {
+  VF su, sv;
+  const VF us = prescaled(u, su), vs = prescaled(v, sv);
+  const VF ph = us * vs;
+  const VF pl = fma_(us, vs, -ph);
+  return scaled(fma_(ph, p.h, fma_(ph, p.l, pl * p.h)), p.k - su - sv);
 }
 
 static inline VF nan_to(VF y, VF x) { return VF::blendv(y, x, x != x); }
@@ -158,10 +183,7 @@ static inline VF grad_core(VF go, VF a, float c) {
   const VF inv = C(1.0f) / ph;
   const VF y = o.e.h * inv;
   const VF r = (fma_(-y, ph, o.e.h) + fma_(-y, pl, o.e.l)) * inv;  // E / D^2 = y + r
-  // |go| beyond 2^64 scaled down first (go c E / D^2 would overflow where the result does not)
-  const VF big = go.abs() > C(0x1p64f);
-  const VF g = VF::blendv(go, go * C(0x1p-64f), big);
-  return scaled(fma_(g, y * C(c), g * (r * C(c))), o.e.k + (big & C(64.0f)));
+  return scaled_product(go, C(c), {y, r, o.e.k});
 }
 
 // go sigma'(x) = go sigma(x) sigma(-x)
@@ -186,26 +208,24 @@ static inline VF tanh_f(VF x) {
 // go sech^2(x) = go 4u / (1 + u)^2, u = e^-2|x| (sech^2 x = 4 sigma'(2x))
 static inline VF tanh_grad_f(VF go, VF x) { return nan_to(grad_core(go, x.abs() * C(2.0f), 4.0f), x); }
 
-// silu(x) = x sigma(x): x / (1 + u) for x >= 0, [x E / D] 2^k for x < 0 (x E an exact two-product plus x El), the
-// whole product rounded once; x's sign on the result (-0 stays -0); beyond 20 it rounds to x, below -111 to -0
-static inline VF silu_f(VF x) {
-  const VF a = x.abs();
-  const OnePlus o = one_plus(at::vec::maximum(-a, C(-111.0f)));
+// silu's gate times a numerator: xs sigma(x) = (h + l) 2^k, xs = x times a power of two (the caller's scale;
+// sigma from x itself): xs / (1 + u) for x >= 0, [xs E / D] 2^k for x < 0 (xs E an exact two-product), one
+// quotient; u = e^-|x| down to e^-200 (|x sigma(x) v| < 2^-150 beyond for every float32 v)
+static inline Parts silu_parts(VF x, VF xs) {
+  const OnePlus o = one_plus(at::vec::maximum(-x.abs(), C(-200.0f)));
   const VF pos = x >= C(0.0f);
-  const VF xc = at::vec::maximum(x, C(-111.0f));  // (-inf: finite products)
-  const VF ph = xc * o.e.h;
-  const VF pl = fma_(xc, o.e.h, -ph) + xc * o.e.l;
-  const VF y = quotient(VF::blendv(ph, x, pos), VF::blendv(pl, C(0.0f), pos), o.dh, o.dl);
-  VF r = scaled(y, VF::blendv(o.e.k, C(0.0f), pos));
-  r = VF::blendv(r, x, x > C(20.0f));  // (inf stays inf)
-  r = VF::blendv(r.abs(), C(0.0f), x < C(-111.0f)) | (x & C(-0.0f));
-  return nan_to(r, x);
+  const VF ph = xs * o.e.h;
+  const VF pl = fma_(xs, o.e.h, -ph) + xs * o.e.l;
+  Parts p;
+  quotient2(VF::blendv(ph, xs, pos), VF::blendv(pl, C(0.0f), pos), o.dh, o.dl, p.h, p.l);
+  p.k = VF::blendv(o.e.k, C(0.0f), pos);
+  return p;
 }
 
-// silu'(x) = N / D^2: N = 1 + u (1 + x) for x >= 0 (positive terms), N = E (1 + x + u) 2^k for x < 0 (u = e^-|x|,
-// each sum and product carried as hi + lo); near its zero x0 = -1.2785 the polynomial in d = x - x0 of
-// ops.torch_compiled.swish_grad_float32 (the same fit); go times it rounded once, then the scale
-static inline VF silu_grad_f(VF go, VF x) {
+// silu'(x) = N / D^2 as parts: N = 1 + u (1 + x) for x >= 0 (positive terms), N = E (1 + x + u) 2^k for x < 0
+// (u = e^-|x|, each sum and product carried as hi + lo); near its zero x0 = -1.2785 the polynomial in
+// d = x - x0 of ops.torch_compiled.swish_grad_float32 (the same fit); below -200 a negative zero
+static inline Parts silu_grad_parts(VF x) {
   const VF xc = at::vec::minimum(at::vec::maximum(x, C(-200.0f)), C(30.0f));  // beyond 30, silu' rounds to 1
   const OnePlus o = one_plus(-xc.abs());
   const VF t = o.s64 * C(0x1p-64f);
@@ -226,17 +246,11 @@ static inline VF silu_grad_f(VF go, VF x) {
   const VF pl = fma_(o.dh, o.dh, -ph) + (o.dh + o.dh) * o.dl;
   const VF inv = C(1.0f) / ph;
   const VF y = nh * inv;
-  const VF r = (fma_(-y, ph, nh) + fma_(-y, pl, nl)) * inv;
-  const VF big = go.abs() > C(0x1p64f);
-  const VF g = VF::blendv(go, go * C(0x1p-64f), big);
-  VF res = scaled(fma_(g, y, g * r), VF::blendv(o.e.k, C(0.0f), pos) + (big & C(64.0f)));
+  Parts p = {y, (fma_(-y, ph, nh) + fma_(-y, pl, nl)) * inv, VF::blendv(o.e.k, C(0.0f), pos)};
   const VF dh = x - C(SILU_X0_HI);
   const VF d = dh - C(SILU_X0_LO);
-  const VF near = near_zero(go, dh, d, SILU_GRAD_P(d), SILU_X0_LO, SILU_C0_HI, SILU_C0_LO);
-  res = VF::blendv(res, near, dh.abs() < C(SILU_GRAD_ZONE));
-  // below -200, |go silu'(x)| < 2^-150 for every float32 go: a zero of -go's sign (silu' < 0 there)
-  res = VF::blendv(res, (go & C(-0.0f)) ^ C(-0.0f), x < C(-200.0f));
-  return nan_to(res, x);
+  p = blend(p, near_zero(dh, d, SILU_GRAD_P(d), SILU_X0_LO, SILU_C0_HI, SILU_C0_LO), dh.abs() < C(SILU_GRAD_ZONE));
+  return blend(p, {C(-0.0f), C(0.0f), C(0.0f)}, x < C(-200.0f));
 }
 
 // The Gaussian pieces of ops.torch_compiled.norm_cdf_float32 for 0 <= a <= 16, with FMA: e^{-a^2/2} = 2^k E
@@ -259,10 +273,11 @@ static inline Gauss gauss(VF a) {
   return g;
 }
 
-// gelu(x) = x Phi(x), Phi(-a) = 2^(k-1) W with W = E (1 + q) / D as hi + lo (E (1 + q) an exact two-product, one
-// quotient): x W 2^(k-1) for x < 0 (the product rounded once, the scale last), x (1 - Phi(-a)) for x >= 0; beyond
-// 6 it rounds to x (Phi(-6) < 2^-29), below -16 to -0; x's sign on the result
-static inline VF gelu_f(VF x) {
+// gelu's gate times a numerator: xs Phi(x) = (h + l) 2^k (xs as for silu_parts), Phi(-a) = 2^(k-1) W with
+// W = E (1 + q) / D as hi + lo (E (1 + q) an exact two-product, one quotient): xs W 2^(k-1) for x < 0,
+// xs (1 - Phi(-a)) for x >= 0 (Phi(-a) below 2^-29 beyond 6); a clamped to erfcx's fit, 16 (beyond, the gate
+// is below 2^-186: the product is taken as a zero there, exact for |v| < 2^36)
+static inline Parts gelu_parts(VF x, VF xs) {
   const VF a = at::vec::minimum(x.abs(), C(16.0f));
   const Gauss g = gauss(a);
   const VF nh = g.e.h * g.qh;
@@ -270,22 +285,20 @@ static inline VF gelu_f(VF x) {
   VF wh, wl;
   quotient2(nh, nl, g.dh, g.dl, wh, wl);
   const VF km = g.e.k - C(1.0f);
-  const VF xc = at::vec::maximum(x, C(-16.0f));
-  const VF neg = scaled(fma_(xc, wh, xc * wl), km);
-  const VF th = scaled(wh, km), tl = scaled(wl, km);  // Phi(-a) (x < 6: k >= -27, exact)
+  const VF th = scaled(wh, km), tl = scaled(wl, km);  // Phi(-a) (exact for a < 6, k >= -27)
   const VF oh = C(1.0f) - th;
-  const VF ol = ((C(1.0f) - oh) - th) - tl;
-  VF r = VF::blendv(neg, fma_(x, oh, x * ol), x >= C(0.0f));
-  r = VF::blendv(r, x, x > C(6.0f));  // (inf stays inf)
-  r = VF::blendv(r.abs(), C(0.0f), x < C(-16.0f)) | (x & C(-0.0f));
-  return nan_to(r, x);
+  const VF ol = ((C(1.0f) - oh) - th) - tl;  // 1 - Phi(-a)
+  const VF pos = x >= C(0.0f);
+  const VF fh = VF::blendv(wh, oh, pos), fl = VF::blendv(wl, ol, pos);
+  const VF h = xs * fh;
+  return {h, fma_(xs, fh, -h) + xs * fl, VF::blendv(km, C(0.0f), pos)};
 }
 
-// gelu'(x) = Phi(x) + x phi(x) = 2^k E B for x < 0 and 1 - 2^k E B for x >= 0, B = (1 + q) / (2 D) - a / sqrt(2 pi)
-// (each term hi + lo, their difference a TwoSum); near the zero x0 = -0.7518 (|x - x0| < 1/4) the fit of
-// ops.torch_compiled.gelu_grad_float32; go times it rounded once, then the scale. Below -16 a zero of -go's sign
-// (x phi(x) dominates; for |go| < 2^60 the product is below 2^-150 there)
-static inline VF gelu_grad_f(VF go, VF x) {
+// gelu'(x) = Phi(x) + x phi(x) as parts: 2^k E B for x < 0 and 1 - 2^k E B for x >= 0, B = (1 + q) / (2 D) -
+// a / sqrt(2 pi) (each term hi + lo, their difference a TwoSum); near the zero x0 = -0.7518 (|x - x0| < 1/4)
+// the fit of ops.torch_compiled.gelu_grad_float32; below -16 a negative zero (x phi(x) dominates; for
+// |go v| < 2^60 the product is below 2^-150 there)
+static inline Parts gelu_grad_parts(VF x) {
   const VF a = at::vec::minimum(x.abs(), C(16.0f));
   const Gauss g = gauss(a);
   VF th, tl;
@@ -296,45 +309,117 @@ static inline VF gelu_grad_f(VF go, VF x) {
   const VF bl = ((th - (bh - bb)) + (-ah - bb)) + (tl - al);  // B = T - A (TwoSum)
   const VF ebh = g.e.h * bh;
   const VF ebl = fma_(g.e.h, bh, -ebh) + (g.e.h * bl + g.e.l * bh);
-  const VF big = go.abs() > C(0x1p64f);
-  const VF gs = VF::blendv(go, go * C(0x1p-64f), big);
-  const VF neg = scaled(fma_(gs, ebh, gs * ebl), g.e.k + (big & C(64.0f)));
   const VF sh = scaled(ebh, g.e.k), sl = scaled(ebl, g.e.k);
   const VF oh = C(1.0f) - sh;
   const VF ol = ((C(1.0f) - oh) - sh) - sl;
-  VF res = VF::blendv(neg, fma_(go, oh, go * ol), x >= C(0.0f));
+  Parts p = blend({ebh, ebl, g.e.k}, {oh, ol, C(0.0f)}, x >= C(0.0f));
   const VF dh = x - C(GELU_X0_HI);
   const VF d = dh - C(GELU_X0_LO);
-  const VF near = near_zero(go, dh, d, GELU_GRAD_P(d), GELU_X0_LO, GELU_C0_HI, GELU_C0_LO);
-  res = VF::blendv(res, near, dh.abs() < C(GELU_ZONE));
-  res = VF::blendv(res, (go & C(-0.0f)) ^ C(-0.0f), x < C(-16.0f));
-  return nan_to(res, x);
+  p = blend(p, near_zero(dh, d, GELU_GRAD_P(d), GELU_X0_LO, GELU_C0_HI, GELU_C0_LO), dh.abs() < C(GELU_ZONE));
+  return blend(p, {C(-0.0f), C(0.0f), C(0.0f)}, x < C(-16.0f));
 }
 
-template <class F> static inline void for_chunks(int64_t n, int64_t threads, F f) {
-  constexpr int64_t chunk = 16384;
-  const int64_t blocks = (n + chunk - 1) / chunk;
-  #pragma omp parallel for num_threads(threads) schedule(static) if(threads > 1)
-  for (int64_t b = 0; b < blocks; ++b) f(b * chunk, std::min(n, (b + 1) * chunk));
+// The gated units gate(g) v, gate(g) = g sigma(g) (swiglu) or g Phi(g) (geglu), and their pointwise forms
+// (v = 1: silu, gelu): the whole product rounded once, g prescaled in the numerator (the gate's function read
+// from g itself); above OPEN the gate is g to float32 (g v rounded once, infinities included), below CLOSED a
+// zero of g v's sign (v infinite: the computed product); the sign of g v on every result (-0 stays -0)
+template <Parts (*GATE)(VF, VF)>
+static inline VF gated_f(VF g, VF v, float open, float closed) {
+  VF sg;
+  const VF gs = prescaled(g, sg);
+  Parts p = GATE(g, gs);
+  p.k = p.k - sg;
+  VF r = scaled_product(v, C(1.0f), p);
+  r = VF::blendv(r, g * v, g > C(open));
+  r = VF::blendv(r, C(0.0f), (g < C(closed)) & (v.abs() <= C(FLT_MAX)));
+  r = r.abs() | ((g ^ v) & C(-0.0f));
+  return VF::blendv(r, g + v, (g != g) | (v != v));
 }
+
+// below CLOSED the derivative is a zero of the other sign (silu' and gelu' < 0 there)
+template <Parts (*GRAD)(VF)> static inline VF times_grad(VF go, VF v, VF g, float closed) {
+  const VF r = VF::blendv(scaled_product(go, v, GRAD(g)), ((go ^ v) & C(-0.0f)) ^ C(-0.0f), g < C(closed));
+  return nan_to(r, g);
+}
+
+// d/dg = go v gate'(g), d/dv = go gate(g), each rounded once
+template <Parts (*GATE)(VF, VF), Parts (*GRAD)(VF)>
+static inline void gated_grad_f(VF go, VF g, VF v, VF& dg, VF& dv, float open, float closed) {
+  dg = times_grad<GRAD>(go, v, g, closed);
+  dv = gated_f<GATE>(g, go, open, closed);
+}
+
+#define SILU_OPEN 20.0f
+#define SILU_CLOSED -200.0f
+#define GELU_OPEN 6.0f
+#define GELU_CLOSED -16.0f
+static inline VF silu_f(VF x) { return gated_f<silu_parts>(x, C(1.0f), SILU_OPEN, SILU_CLOSED); }
+static inline VF gelu_f(VF x) { return gated_f<gelu_parts>(x, C(1.0f), GELU_OPEN, GELU_CLOSED); }
+static inline VF silu_grad_f(VF go, VF x) { return times_grad<silu_grad_parts>(go, C(1.0f), x, SILU_CLOSED); }
+static inline VF gelu_grad_f(VF go, VF x) { return times_grad<gelu_grad_parts>(go, C(1.0f), x, GELU_CLOSED); }
+static inline VF swiglu_f(VF g, VF v) { return gated_f<silu_parts>(g, v, SILU_OPEN, SILU_CLOSED); }
+static inline VF geglu_f(VF g, VF v) { return gated_f<gelu_parts>(g, v, GELU_OPEN, GELU_CLOSED); }
+static inline void swiglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
+  gated_grad_f<silu_parts, silu_grad_parts>(go, g, v, dg, dv, SILU_OPEN, SILU_CLOSED);
+}
+static inline void geglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
+  gated_grad_f<gelu_parts, gelu_grad_parts>(go, g, v, dg, dv, GELU_OPEN, GELU_CLOSED);
+}
+
 """
 
+# Kernels over [rows, width] blocks with a row stride per array (1-D: one row), unit inner stride: x -> y,
+# (go, x) -> go f'(x), (g, v) -> gate(g) v and (go, g, v) -> (d/dg, d/dv)
 _UNARY = r"""
-extern "C" void kernel(const float* x, float* out, int64_t n, int64_t threads) {
-  for_chunks(n, threads, [&](int64_t begin, int64_t end) {
+extern "C" void kernel(const float* x, float* out, int64_t rows, int64_t width, int64_t s_x, int64_t s_out,
+                       int64_t threads) {
+  for_blocks(rows, width, threads, [&](int64_t r, int64_t begin, int64_t end) {
+    const float* xr = x + r * s_x;
+    float* o = out + r * s_out;
     int64_t i = begin;
-    for (; i + V <= end; i += V) FN(VF::loadu(x + i)).store(out + i);
-    if (i < end) FN(VF::loadu(x + i, end - i)).store(out + i, end - i);
+    for (; i + V <= end; i += V) FN(VF::loadu(xr + i)).store(o + i);
+    if (i < end) FN(VF::loadu(xr + i, end - i)).store(o + i, end - i);
   });
 }
 """
 
-_GRAD = r"""
-extern "C" void kernel(const float* go, const float* x, float* out, int64_t n, int64_t threads) {
-  for_chunks(n, threads, [&](int64_t begin, int64_t end) {
+_BINARY = r"""
+extern "C" void kernel(const float* a, const float* b, float* out, int64_t rows, int64_t width, int64_t s_a,
+                       int64_t s_b, int64_t s_out, int64_t threads) {
+  for_blocks(rows, width, threads, [&](int64_t r, int64_t begin, int64_t end) {
+    const float* ar = a + r * s_a;
+    const float* br = b + r * s_b;
+    float* o = out + r * s_out;
     int64_t i = begin;
-    for (; i + V <= end; i += V) FN(VF::loadu(go + i), VF::loadu(x + i)).store(out + i);
-    if (i < end) FN(VF::loadu(go + i, end - i), VF::loadu(x + i, end - i)).store(out + i, end - i);
+    for (; i + V <= end; i += V) FN(VF::loadu(ar + i), VF::loadu(br + i)).store(o + i);
+    if (i < end) FN(VF::loadu(ar + i, end - i), VF::loadu(br + i, end - i)).store(o + i, end - i);
+  });
+}
+"""
+
+_GATED_GRAD = r"""
+extern "C" void kernel(const float* go, const float* g, const float* v, float* dg, float* dv, int64_t rows,
+                       int64_t width, int64_t s_go, int64_t s_g, int64_t s_v, int64_t s_dg, int64_t s_dv,
+                       int64_t threads) {
+  for_blocks(rows, width, threads, [&](int64_t r, int64_t begin, int64_t end) {
+    const float* o = go + r * s_go;
+    const float* gr = g + r * s_g;
+    const float* vr = v + r * s_v;
+    float* a = dg + r * s_dg;
+    float* b = dv + r * s_dv;
+    VF da, db;
+    int64_t i = begin;
+    for (; i + V <= end; i += V) {
+      FN(VF::loadu(o + i), VF::loadu(gr + i), VF::loadu(vr + i), da, db);
+      da.store(a + i);
+      db.store(b + i);
+    }
+    if (i < end) {
+      const int64_t n = end - i;
+      FN(VF::loadu(o + i, n), VF::loadu(gr + i, n), VF::loadu(vr + i, n), da, db);
+      da.store(a + i, n);
+      db.store(b + i, n);
+    }
   });
 }
 """
@@ -346,6 +431,11 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
     "tanh": ("tanh_f", "tanh_grad_f"),
     "silu": ("silu_f", "silu_grad_f"),
     "gelu": ("gelu_f", "gelu_grad_f"),
+}
+# gated kernels: gate(g) v and its two gradients
+GATED: dict[str, tuple[str, str]] = {
+    "swiglu": ("swiglu_f", "swiglu_grad_f"),
+    "geglu": ("geglu_f", "geglu_grad_f"),
 }
 
 _BUILT: dict[tuple[str, str], Callable | None] = {}
@@ -370,8 +460,8 @@ def available() -> bool:
 
 
 def kernel(primitive: str, which: str) -> Callable | None:
-    """The compiled kernel of `primitive` (a key of PRIMITIVES), `which` "fwd" (x -> y) or "bwd" ((go, x) ->
-    go f'(x)), built once; None where compilation is off or failed, or the ISA is not one the kernels are for
+    """The compiled kernel of `primitive` (a key of PRIMITIVES or GATED), `which` "fwd" (x -> y; gated:
+    (g, v) -> gate(g) v) or "bwd" ((go, x) -> go f'(x); gated: (go, g, v) -> d/dg, d/dv), built once; None where compilation is off or failed, or the ISA is not one the kernels are for
     (the caller takes the generated kernels)."""
     key = (primitive, which)
     if key in _BUILT:
@@ -448,15 +538,19 @@ def _constants() -> str:
 def _compile(primitive: str, which: str) -> Callable:
     from torch._inductor.codecache import CppPythonBindingsCodeCache
 
-    fwd, bwd = PRIMITIVES[primitive]
-    prelude = _PRELUDE.replace("// CONSTANTS", _constants())
-    if which == "fwd":
-        src = prelude + _UNARY.replace("FN", fwd)
-        return CppPythonBindingsCodeCache.load_pybinding(["const float*", "float*", "int64_t", "int64_t"], src)
-    src = prelude + _GRAD.replace("FN", bwd)
-    return CppPythonBindingsCodeCache.load_pybinding(
-        ["const float*", "const float*", "float*", "int64_t", "int64_t"], src
-    )
+    from nonlin.kernels.gather import FOR_BLOCKS
+
+    gated = primitive in GATED
+    fwd, bwd = (GATED if gated else PRIMITIVES)[primitive]
+    prelude = _PRELUDE.replace("// CONSTANTS", _constants()) + FOR_BLOCKS
+    if which == "fwd" and not gated:
+        body, n_in, n_out = _UNARY.replace("FN", fwd), 1, 1
+    elif which == "fwd" or not gated:
+        body, n_in, n_out = _BINARY.replace("FN", fwd if gated else bwd), 2, 1
+    else:
+        body, n_in, n_out = _GATED_GRAD.replace("FN", bwd), 3, 2
+    args = ["const float*"] * n_in + ["float*"] * n_out + ["int64_t"] * (3 + n_in + n_out)
+    return CppPythonBindingsCodeCache.load_pybinding(args, prelude + body)
 
 
 def built(primitive: str, which: str) -> bool:
@@ -467,24 +561,41 @@ def _threads(n: int) -> int:
     return torch.get_num_threads() if n >= PARALLEL_NUMEL else 1
 
 
-def forward(primitive: str, x: torch.Tensor) -> torch.Tensor | None:
-    """f(x) for a contiguous float32 CPU tensor, or None where the kernel is not available."""
-    k = kernel(primitive, "fwd")
+def _run(primitive: str, which: str, inputs: tuple[torch.Tensor, ...], outputs: tuple[torch.Tensor, ...]) -> bool:
+    k = kernel(primitive, which)
     if k is None:
-        return None
-    out = torch.empty_like(x)
-    k(x, out, x.numel(), _threads(x.numel()))
-    return out
+        return False
+    n, width, _ = row_layout(inputs[0])
+    strides = [row_layout(t)[2] for t in (*inputs, *outputs)]
+    k(*inputs, *outputs, n, width, *strides, _threads(n * width))
+    return True
+
+
+def forward(primitive: str, x: torch.Tensor) -> torch.Tensor | None:
+    """f(x) for a float32 CPU tensor, 1-D or [rows, width] rows, or None where the kernel is not available."""
+    out = torch.empty(x.shape, dtype=x.dtype)
+    return out if _run(primitive, "fwd", (x,), (out,)) else None
 
 
 def backward(primitive: str, go: torch.Tensor, x: torch.Tensor) -> torch.Tensor | None:
-    """go f'(x) for contiguous float32 CPU tensors of one shape, or None where the kernel is not available."""
-    k = kernel(primitive, "bwd")
-    if k is None:
-        return None
-    out = torch.empty_like(x)
-    k(go, x, out, x.numel(), _threads(x.numel()))
-    return out
+    """go f'(x) for float32 CPU tensors of one shape (1-D or rows), or None where the kernel is not available."""
+    out = torch.empty(x.shape, dtype=x.dtype)
+    return out if _run(primitive, "bwd", (go, x), (out,)) else None
+
+
+def gated_forward(primitive: str, g: torch.Tensor, v: torch.Tensor) -> torch.Tensor | None:
+    """gate(g) v for float32 g and v of one shape (1-D or rows: the halves of a packed tensor need no copy), or
+    None where the kernel is not available."""
+    out = torch.empty(g.shape, dtype=g.dtype)
+    return out if _run(primitive, "fwd", (g, v), (out,)) else None
+
+
+def gated_backward(
+    primitive: str, go: torch.Tensor, g: torch.Tensor, v: torch.Tensor, dg: torch.Tensor, dv: torch.Tensor
+) -> bool:
+    """dg = go v gate'(g), dv = go gate(g) (all of one shape, 1-D or rows), or False where the kernel is not
+    available."""
+    return _run(primitive, "bwd", (go, g, v), (dg, dv))
 
 
 # The traced forms each kernel computes: (op, arguments), "x" the input (a catalog entry's forward traced to one
@@ -494,23 +605,27 @@ FORMS: dict[str, tuple] = {
     "tanh": ("tanh", "x"),
     "silu": ("swish", "x", 1.0),
     "gelu": ("gated", "x", ("norm_cdf", "x")),
+    # gated: "g" and "v" the two inputs
+    "swiglu": ("swiglu", "g", "v", 1.0),
+    "geglu": ("mul", ("gated", "g", ("norm_cdf", "g")), "v"),
 }
 
 
 def primitive_of(plan) -> str | None:
-    """The kernel (a key of PRIMITIVES) whose function a pointwise plan's forward is, applied to its input alone,
-    or None (also where the kernels are not `available`)."""
+    """The kernel (a key of PRIMITIVES or GATED) whose function a plan's forward is, applied to its input (or
+    inputs g, v) alone, or None (also where the kernels are not `available`)."""
     if not available():
         return None
     f = plan.forward
-    if len(f.inputs) != 1 or f.params or len(f.outputs) != 1:
+    if len(f.inputs) not in (1, 2) or f.params or len(f.outputs) != 1:
         return None
     y = f.outputs[0]
+    inputs = dict(zip(("x",) if len(f.inputs) == 1 else ("g", "v"), f.inputs, strict=True))
 
     def matches(a, b) -> bool:
         if isinstance(b, tuple):  # a nested node
             return getattr(a, "op", None) == b[0] and len(a.args) == len(b) - 1 and all(map(matches, a.args, b[1:]))
-        return a is f.inputs[0] if b == "x" else (not hasattr(a, "op") and a == b)
+        return a is inputs.get(b) if b in ("x", "g", "v") else (not hasattr(a, "op") and a == b)
 
     for name, (op, *args) in FORMS.items():
         if getattr(y, "op", None) == op and len(y.args) == len(args) and all(map(matches, y.args, args)):
@@ -554,3 +669,40 @@ def traced_backward(go: torch.Tensor, x: torch.Tensor, primitive: str) -> torch.
 @traced_backward.register_fake
 def _(go, x, primitive):
     return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+
+
+@torch.library.custom_op("nonlin::native32_gated", mutates_args=())
+def traced_gated_forward(g: torch.Tensor, v: torch.Tensor, primitive: str) -> torch.Tensor:
+    gf, vf = g.contiguous().view(-1), v.contiguous().view(-1)
+    y = gated_forward(primitive, gf, vf)
+    if y is None:
+        from nonlin.ops import TORCH
+        from nonlin.registry import spec
+
+        y = spec(primitive).forward(TORCH, gf.double(), vf.double()).to(g.dtype)
+    return y.view(g.shape)
+
+
+@traced_gated_forward.register_fake
+def _(g, v, primitive):
+    return torch.empty(g.shape, dtype=g.dtype, device=g.device)
+
+
+@torch.library.custom_op("nonlin::native32_gated_grad", mutates_args=())
+def traced_gated_backward(
+    go: torch.Tensor, g: torch.Tensor, v: torch.Tensor, primitive: str
+) -> tuple[torch.Tensor, torch.Tensor]:
+    o, gf, vf = go.contiguous().view(-1), g.contiguous().view(-1), v.contiguous().view(-1)
+    dg, dv = torch.empty_like(gf), torch.empty_like(vf)
+    if not gated_backward(primitive, o, gf, vf, dg, dv):
+        from nonlin.ops import TORCH
+        from nonlin.registry import spec
+
+        d = spec(primitive).derivative(TORCH, gf.double(), vf.double())
+        dg, dv = ((o.double() * t).to(g.dtype) for t in d)
+    return dg.view(g.shape), dv.view(v.shape)
+
+
+@traced_gated_backward.register_fake
+def _(go, g, v, primitive):
+    return torch.empty(g.shape, dtype=g.dtype, device=g.device), torch.empty(v.shape, dtype=v.dtype, device=v.device)
