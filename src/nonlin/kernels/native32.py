@@ -1,4 +1,5 @@
-"""float32 CPU kernels written by hand with ATen's vector types and FMA: tanh and sigmoid, forward and backward.
+"""float32 CPU kernels written by hand with ATen's vector types and FMA: sigmoid, tanh, silu, gelu, swiglu and geglu,
+forward and backward.
 
 The generated float32 forms (`nonlin.ops.torch_compiled`: sigmoid_float32, the float64-assembled sech2) are
 exact to ~1 ULP but cost 1.7-3 ns per element as inductor compiles them (no FMA: inductor builds with
@@ -17,9 +18,10 @@ generated ones run. The tail of an array (fewer than a vector's elements) runs t
 partial load.
 
 Which entries take these kernels: those whose traced forward is one of `FORMS` of the input (sigmoid(x),
-tanh(x), swish(x, 1): the catalog's sigmoid, tanh, silu and swish at its default beta, and any entry declared
-the same way); the backward is that function's derivative, whatever form the entry declares it in (the forward
-fixes the function).
+tanh(x), swish(x, 1), x Phi(x), swiglu(g, v, 1), g Phi(g) v: the catalog's sigmoid, tanh, silu, swish at its
+default beta, gelu, swiglu and geglu, and any entry declared the same way); the backward is that function's
+derivative, whatever form the entry declares it in (the forward fixes the function). docs/kernels.md, "float32
+by hand-written kernels", has the measured errors and costs.
 tests/kernels/test_native32.py measures both against float64 on dense sets of every binade and on the edges.
 """
 
@@ -154,6 +156,11 @@ static inline VF prescaled(VF a, VF& s) {
 // u v (h + l) 2^k rounded once, for u and v of any float32 magnitude: both prescaled, so that their exact
 // two-product ph + pl neither overflows nor underflows wherever the result is finite and not below 2^-150
 // (u, v both near float32's largest aside)
+static inline VF scaled_product(VF u, const Parts& p) {  // (v = 1: the same bits, fewer operations)
+  VF su;
+  const VF us = prescaled(u, su);
+  return scaled(fma_(us, p.h, us * p.l), p.k - su);
+}
 static inline VF scaled_product(VF u, VF v, const Parts& p) {
   VF su, sv;
   const VF us = prescaled(u, su), vs = prescaled(v, sv);
@@ -183,7 +190,7 @@ static inline VF grad_core(VF go, VF a, float c) {
   const VF inv = C(1.0f) / ph;
   const VF y = o.e.h * inv;
   const VF r = (fma_(-y, ph, o.e.h) + fma_(-y, pl, o.e.l)) * inv;  // E / D^2 = y + r
-  return scaled_product(go, C(c), {y, r, o.e.k});
+  return scaled_product(go, {y * C(c), r * C(c), o.e.k});
 }
 
 // go sigma'(x) = go sigma(x) sigma(-x)
@@ -323,22 +330,31 @@ static inline Parts gelu_grad_parts(VF x) {
 // (v = 1: silu, gelu): the whole product rounded once, g prescaled in the numerator (the gate's function read
 // from g itself); above OPEN the gate is g to float32 (g v rounded once, infinities included), below CLOSED a
 // zero of g v's sign (v infinite: the computed product); the sign of g v on every result (-0 stays -0)
-template <Parts (*GATE)(VF, VF)>
+template <Parts (*GATE)(VF, VF), bool HAS_V = true>
 static inline VF gated_f(VF g, VF v, float open, float closed) {
-  VF sg;
-  const VF gs = prescaled(g, sg);
-  Parts p = GATE(g, gs);
-  p.k = p.k - sg;
-  VF r = scaled_product(v, C(1.0f), p);
-  r = VF::blendv(r, g * v, g > C(open));
-  r = VF::blendv(r, C(0.0f), (g < C(closed)) & (v.abs() <= C(FLT_MAX)));
-  r = r.abs() | ((g ^ v) & C(-0.0f));
-  return VF::blendv(r, g + v, (g != g) | (v != v));
+  if constexpr (HAS_V) {
+    VF sg;
+    const VF gs = prescaled(g, sg);
+    Parts p = GATE(g, gs);
+    p.k = p.k - sg;
+    VF r = scaled_product(v, p);
+    r = VF::blendv(r, g * v, g > C(open));
+    r = VF::blendv(r, C(0.0f), (g < C(closed)) & (v.abs() <= C(FLT_MAX)));
+    r = r.abs() | ((g ^ v) & C(-0.0f));
+    return VF::blendv(r, g + v, (g != g) | (v != v));
+  } else {  // v = 1 (silu, gelu): g's own range needs no scale; the same bits as v = 1 above
+    const Parts p = GATE(g, g);
+    VF r = scaled(p.h + p.l, p.k);
+    r = VF::blendv(r, g, g > C(open));
+    r = VF::blendv(r.abs(), C(0.0f), g < C(closed)) | (g & C(-0.0f));
+    return nan_to(r, g);
+  }
 }
 
 // below CLOSED the derivative is a zero of the other sign (silu' and gelu' < 0 there)
-template <Parts (*GRAD)(VF)> static inline VF times_grad(VF go, VF v, VF g, float closed) {
-  const VF r = VF::blendv(scaled_product(go, v, GRAD(g)), ((go ^ v) & C(-0.0f)) ^ C(-0.0f), g < C(closed));
+template <Parts (*GRAD)(VF), bool HAS_V = true> static inline VF times_grad(VF go, VF v, VF g, float closed) {
+  const VF p = HAS_V ? scaled_product(go, v, GRAD(g)) : scaled_product(go, GRAD(g));
+  const VF r = VF::blendv(p, ((go ^ v) & C(-0.0f)) ^ C(-0.0f), g < C(closed));
   return nan_to(r, g);
 }
 
@@ -353,10 +369,14 @@ static inline void gated_grad_f(VF go, VF g, VF v, VF& dg, VF& dv, float open, f
 #define SILU_CLOSED -200.0f
 #define GELU_OPEN 6.0f
 #define GELU_CLOSED -16.0f
-static inline VF silu_f(VF x) { return gated_f<silu_parts>(x, C(1.0f), SILU_OPEN, SILU_CLOSED); }
-static inline VF gelu_f(VF x) { return gated_f<gelu_parts>(x, C(1.0f), GELU_OPEN, GELU_CLOSED); }
-static inline VF silu_grad_f(VF go, VF x) { return times_grad<silu_grad_parts>(go, C(1.0f), x, SILU_CLOSED); }
-static inline VF gelu_grad_f(VF go, VF x) { return times_grad<gelu_grad_parts>(go, C(1.0f), x, GELU_CLOSED); }
+static inline VF silu_f(VF x) { return gated_f<silu_parts, false>(x, C(1.0f), SILU_OPEN, SILU_CLOSED); }
+static inline VF gelu_f(VF x) { return gated_f<gelu_parts, false>(x, C(1.0f), GELU_OPEN, GELU_CLOSED); }
+static inline VF silu_grad_f(VF go, VF x) {
+  return times_grad<silu_grad_parts, false>(go, C(1.0f), x, SILU_CLOSED);
+}
+static inline VF gelu_grad_f(VF go, VF x) {
+  return times_grad<gelu_grad_parts, false>(go, C(1.0f), x, GELU_CLOSED);
+}
 static inline VF swiglu_f(VF g, VF v) { return gated_f<silu_parts>(g, v, SILU_OPEN, SILU_CLOSED); }
 static inline VF geglu_f(VF g, VF v) { return gated_f<gelu_parts>(g, v, GELU_OPEN, GELU_CLOSED); }
 static inline void swiglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
