@@ -35,6 +35,7 @@ TESTS = [
     "tests/kernels/test_kernel_triton.py",
     "tests/kernels/test_kernel_table.py",
     "tests/kernels/test_native32.py",
+    "tests/kernels/test_vec_convert.py",
     "tests/test_pointwise.py",
     "tests/test_gated.py",
 ]

@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 import torch
 
+from nonlin.kernels import vec_convert
 from nonlin.kernels.codegen import Plan, load, torch_source
 
 log = logging.getLogger(__name__)
@@ -129,7 +130,12 @@ class Direct:
 
     def __init__(self, fn, examples: tuple[torch.Tensor, ...], tag: str) -> None:
         self.tag = tag
-        graph, self.recipe = _capture(fn, examples)
+        try:
+            with vec_convert.vector_conversions():
+                graph, self.recipe = _capture(fn, examples)
+        except Exception as e:  # the specialisations did not compile with this torch: inductor's own conversions
+            log.warning("nonlin: %s compiles without vec_convert's conversions (%s: %s)", tag, type(e).__name__, e)
+            graph, self.recipe = _capture(fn, examples)
         # The argument list spelled out once (a comprehension over the recipe costs ~2 us a call)
         names = [f"a{i}" for i in range(len(examples))]
         items = ", ".join(names[i] if d < 0 else f"{names[i]}.size({d})" for i, d in self.recipe)

@@ -1,0 +1,117 @@
+"""The vector float32 <-> float64 conversions added to nonlin's own inductor kernels (nonlin.kernels.vec_convert):
+the same bits as inductor's generic conversions and ATen's, every class of value; where they are added."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import nonlin
+from nonlin.kernels import cpu, native32, vec_convert
+from nonlin.kernels.codegen import plan
+
+needs_compile = pytest.mark.skipif(not cpu.compile_available(), reason="no C++ compiler")
+
+
+def _float64_patterns(n: int = 1 << 16) -> torch.Tensor:
+    """float64 values of every kind a float32 kernel narrows: random bit patterns (NaN payloads, both signs),
+    float32 ties and their neighbours, float32's overflow and subnormal boundaries, float64 subnormals."""
+    g = torch.Generator().manual_seed(0)
+    bits = torch.randint(-(2**63), 2**63 - 1, (n,), generator=g, dtype=torch.int64)
+    f32 = torch.randn(n // 4, generator=g, dtype=torch.float32).double()
+    tie = f32 + torch.ldexp(torch.ones_like(f32), torch.frexp(f32)[1] - 25)  # halfway to the next float32
+    ties = torch.cat([tie, torch.nextafter(tie, tie + 1), torch.nextafter(tie, tie - 1)])
+    edges = torch.tensor(
+        [0.0, -0.0, float("inf"), -float("inf"), float("nan"), 3.4028235677973366e38, 3.4028235677973368e38,
+         3.5e38, 2.0**-126, 2.0**-149, 2.0**-150, 2.0**-150 * 1.0000001, 1.5 * 2.0**-149, 5e-324, -5e-324, 1e-310],
+        dtype=torch.float64,
+    )  # fmt: skip
+    return torch.cat([bits.view(torch.float64), ties, edges, -edges])
+
+
+def _float32_patterns(n: int = 1 << 16) -> torch.Tensor:
+    g = torch.Generator().manual_seed(1)
+    bits = torch.randint(-(2**31), 2**31 - 1, (n,), generator=g, dtype=torch.int32)
+    edges = torch.tensor([0.0, -0.0, float("inf"), -float("inf"), float("nan"), 2.0**-149, 2.0**-126, 3.4e38])
+    return torch.cat([bits.view(torch.float32), edges, -edges])
+
+
+def _compiled(fn, conversions: bool):
+    torch._dynamo.reset()
+    compiled = torch.compile(fn, fullgraph=True, dynamic=False)
+    return compiled, (vec_convert.vector_conversions() if conversions else _Null())
+
+
+class _Null:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _run(fn, x: torch.Tensor, conversions: bool) -> torch.Tensor:
+    compiled, ctx = _compiled(fn, conversions)
+    with ctx:
+        return compiled(x)
+
+
+def test_the_specialisations_are_added_only_where_a_kernel_converts() -> None:
+    head = "#include <torch/csrc/inductor/cpp_prefix.h>\n"
+    converting = head + 'extern "C" void kernel() { auto t = at::vec::convert<double,2,float,1>(v); }'
+    assert "VecConvert<double, 2, float, 1>" in vec_convert.with_conversions(converting)
+    assert vec_convert.with_conversions(converting).startswith(head)
+    plain = head + 'extern "C" void kernel() { auto t = v + v; }'
+    assert vec_convert.with_conversions(plain) is plain
+    assert vec_convert.with_conversions("int main() {}") == "int main() {}"
+
+
+@needs_compile
+@pytest.mark.parametrize("direction", ["narrow", "widen"])
+def test_conversions_give_the_generic_forms_bits(direction: str) -> None:
+    """Narrowing (float64 -> float32 rounds to nearest even, NaN stays NaN with its payload's top bits) and
+    widening (exact) give the bits of the generic conversion and of ATen's eager `.to`, every class of value
+    (the odd length 65571 leaves a partial tail for the masked conversion)."""
+    if direction == "narrow":
+        x = _float64_patterns()
+
+        def fn(t):
+            return t.to(torch.float32)
+
+        eager = x.to(torch.float32)
+    else:
+        x = _float32_patterns()
+
+        def fn(t):
+            return t.to(torch.float64) * 2.0  # (a bare .to may be lowered as a copy)
+
+        eager = x.to(torch.float64) * 2.0
+    before = vec_convert.patched_sources
+    with_vec = _run(fn, x, True)
+    generic = _run(fn, x, False)
+    if native32.available():  # inductor builds for AVX2 or AVX-512: the conversion was specialised
+        assert vec_convert.patched_sources > before
+    bits = torch.int32 if eager.dtype == torch.float32 else torch.int64
+    assert torch.equal(with_vec.view(bits), generic.view(bits))
+    assert torch.equal(with_vec.view(bits), eager.view(bits))
+
+
+@needs_compile
+def test_nonlins_float64_kernels_of_float32_inputs_get_them() -> None:
+    """A float32 kernel that computes in float64 (hardswish's forward: precision.py keeps it in float64) is built
+    with the vector conversions. Its bits are the generated function's run op by op (NaN payloads included) and
+    the kernel's built without them; that one returns every NaN as 0xffffffff (found by this test)."""
+    spec = nonlin.spec("hardswish")
+    p = plan(spec, "plain", tuple(sorted(spec.defaults().items())), (), ())
+    fn = cpu.functions(p, "float64", False)["fwd"]
+    x = torch.cat([_float32_patterns(), torch.linspace(-4, 4, 10007)])
+    before = vec_convert.patched_sources
+    built = cpu.Direct(fn, cpu._examples((x,)), "hardswish.fwd").call(x)[0]
+    if native32.available():
+        assert vec_convert.patched_sources > before
+    compiled, _ = _compiled(fn, False)
+    generic = compiled(x, None)
+    assert torch.equal(built.view(torch.int32), fn(x, None).view(torch.int32))
+    number = ~x.isnan()
+    assert torch.equal(built[number].view(torch.int32), generic[number].view(torch.int32))
+    assert generic[~number].isnan().all()
