@@ -3,6 +3,8 @@ the same bits as inductor's generic conversions and ATen's, every class of value
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 import torch
 
@@ -39,15 +41,21 @@ def _float32_patterns(n: int = 1 << 16) -> torch.Tensor:
 def _compiled(fn, conversions: bool):
     torch._dynamo.reset()
     compiled = torch.compile(fn, fullgraph=True, dynamic=False)
-    return compiled, (vec_convert.vector_conversions() if conversions else _Null())
+    return compiled, (vec_convert.vector_conversions() if conversions else _generic())
 
 
-class _Null:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
+@contextlib.contextmanager
+def _generic():
+    """inductor's own conversions, also where install() put the specialisations in for the whole process."""
+    hook = vec_convert._hook()
+    current = hook.cpp_pybinding if hook is not None else None
+    if current is not None and hasattr(current, "nonlin_original"):
+        hook.cpp_pybinding = current.nonlin_original
+    try:
+        yield
+    finally:
+        if current is not None:
+            hook.cpp_pybinding = current
 
 
 def _run(fn, x: torch.Tensor, conversions: bool) -> torch.Tensor:
@@ -109,9 +117,30 @@ def test_nonlins_float64_kernels_of_float32_inputs_get_them() -> None:
     built = cpu.Direct(fn, cpu._examples((x,)), "hardswish.fwd").call(x)[0]
     if native32.available():
         assert vec_convert.patched_sources > before
-    compiled, _ = _compiled(fn, False)
-    generic = compiled(x, None)
+    compiled, generic_scope = _compiled(fn, False)
+    with generic_scope:
+        generic = compiled(x, None)
     assert torch.equal(built.view(torch.int32), fn(x, None).view(torch.int32))
     number = ~x.isnan()
     assert torch.equal(built[number].view(torch.int32), generic[number].view(torch.int32))
     assert generic[~number].isnan().all()
+
+
+@needs_compile
+def test_inside_a_users_torch_compile_the_conversions_are_installed() -> None:
+    """A user's compiled model with a float32 call whose kernels compute in float64 (hardswish) puts nonlin's
+    generated functions into the user's graph; install() gives the kernels inductor then builds the vector
+    conversions, and the model computes the bits of nonlin's own fused call."""
+    x = torch.cat([_float32_patterns(), torch.linspace(-4, 4, 10007)])[: 1 << 16].reshape(64, -1).contiguous()
+    torch._dynamo.reset()
+    before = vec_convert.patched_sources
+    model = torch.compile(lambda t: torch.nn.functional.relu(nonlin.functional.hardswish(t)) * 2.0, fullgraph=True)
+    got = model(x)
+    with nonlin.use("fused"):
+        want = torch.nn.functional.relu(nonlin.functional.hardswish(x)) * 2.0
+    if native32.available():
+        assert vec_convert.installed()
+        assert vec_convert.patched_sources > before
+    number = ~want.isnan()
+    assert torch.equal(got[number].view(torch.int32), want[number].view(torch.int32))
+    assert got[~number].isnan().all()

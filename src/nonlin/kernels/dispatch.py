@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from nonlin.kernels import cpu, native32, state, table
+from nonlin.kernels import cpu, native32, state, table, vec_convert
 from nonlin.kernels import ops as _ops  # registers torch.ops.nonlin.*
 from nonlin.kernels.codegen import Plan, plan
 from nonlin.spec import Kind, Spec
@@ -463,6 +463,8 @@ def _prepare(name: str, dtype: torch.dtype, values: tuple, settings: tuple) -> b
             vals, vals32, slopes, wide = job.table._build()
             _TRACED[key] = (_table_forward(vals, vals32), _table_backward(slopes, wide), job)
             return True
+        if dtype == torch.float32:  # float64 steps (a float64 compute, or a float32 form's): the caller's inductor
+            vec_convert.install()  # builds their conversions, after this trace
         fwd = cpu.functions(job.plan, job.fwd, False)
         bwd = cpu.functions(job.plan, job.bwd, False)
         _TRACED[key] = (fwd["fwd"], bwd["bwd"], job)

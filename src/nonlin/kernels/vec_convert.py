@@ -9,10 +9,14 @@ forms) the two conversions cost more than the arithmetic: hardswish's forward 3.
 
 `vector_conversions()` adds the two specialisations (`vcvtps2pd` / `vcvtpd2ps`, the same on AVX2) to the
 source of every C++ kernel inductor builds while it is active: nonlin enters it around the compilation of its own
-kernels (kernels/cpu.py's `Direct`), not around a user's torch.compile. The bits are the generic form's: widening
-is exact, and narrowing rounds by the current rounding mode (to nearest even) as `static_cast<float>` does, NaN
-payloads included (tests/kernels/test_vec_convert.py). Where inductor builds for neither ISA, or the hook is
-missing from this torch, nothing is added.
+kernels (kernels/cpu.py's `Direct`). Inside a user's torch.compile, nonlin's generated functions are traced
+into the user's graph and built by the user's inductor after the trace, where no scope of nonlin's reaches:
+there `install()` (called by dispatch._prepare when a float32 call is traced) adds them to every kernel the
+process builds from then on, once a probe kernel built with them gave the scalar conversions' bits. The bits
+are the generic form's: widening is exact, and narrowing rounds by the current rounding mode (to nearest even)
+as `static_cast<float>` does, NaN payloads included (tests/kernels/test_vec_convert.py), so a user's own
+kernels that convert only get faster. Where inductor builds for neither ISA, or the hook is missing from this
+torch, nothing is added.
 """
 
 from __future__ import annotations
@@ -73,29 +77,102 @@ def with_conversions(source: str) -> str:
     return source.replace(_PREFIX, _PREFIX + _SPECIALISATIONS, 1)
 
 
-@contextlib.contextmanager
-def vector_conversions() -> Iterator[None]:
-    """While active, the C++ kernels inductor builds in this process get the vector conversions (inductor's
-    generated modules build theirs through `AsyncCompile.cpp_pybinding`)."""
+def _hook():
+    """inductor's AsyncCompile (its generated modules build their C++ through `cpp_pybinding`), or None."""
     try:
         from torch._inductor.async_compile import AsyncCompile
     except ImportError:
-        yield
-        return
-    original = getattr(AsyncCompile, "cpp_pybinding", None)
-    if original is None:
-        yield
-        return
+        return None
+    return AsyncCompile if callable(getattr(AsyncCompile, "cpp_pybinding", None)) else None
 
-    def cpp_pybinding(self, argtypes, source_code):
+
+def _wrap(original):
+    def cpp_pybinding(self, argtypes, source_code, *args, **kwargs):
         global patched_sources
         patched = with_conversions(source_code)
         patched_sources += patched is not source_code
-        return original(self, argtypes, patched)
+        return original(self, argtypes, patched, *args, **kwargs)
 
+    cpp_pybinding.nonlin_original = original
+    return cpp_pybinding
+
+
+def installed() -> bool:
+    hook = _hook()
+    return hook is not None and hasattr(hook.cpp_pybinding, "nonlin_original")
+
+
+@contextlib.contextmanager
+def vector_conversions() -> Iterator[None]:
+    """While active, the C++ kernels inductor builds in this process get the vector conversions."""
+    hook = _hook()
+    if hook is None or installed():
+        yield
+        return
     with _LOCK:
-        AsyncCompile.cpp_pybinding = cpp_pybinding
+        original = hook.cpp_pybinding
+        hook.cpp_pybinding = _wrap(original)
         try:
             yield
         finally:
-            AsyncCompile.cpp_pybinding = original
+            hook.cpp_pybinding = original
+
+
+def install() -> bool:
+    """Give every C++ kernel inductor builds from now on in this process the vector conversions, once a probe
+    kernel built with them gives the generic conversions' bits; returns whether they are installed.
+
+    For nonlin's generated functions inside a user's torch.compile (dispatch._prepare calls it when a float32
+    call puts them in the caller's graph): the caller's inductor builds those kernels, after tracing, outside
+    any scope nonlin could enter. The user's other kernels that convert get the same specialisations: the
+    same bits, faster."""
+    global _PROBED
+    hook = _hook()
+    if hook is None:
+        return False
+    if installed():
+        return True
+    with _LOCK:
+        if _PROBED is None:
+            _PROBED = _probe()
+        if _PROBED and not installed():
+            hook.cpp_pybinding = _wrap(hook.cpp_pybinding)
+    return installed()
+
+
+_PROBED: bool | None = None
+
+
+_PROBE = r"""
+extern "C" void kernel(const float* in, float* out, int64_t n) {
+  int64_t i = 0;
+#if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
+  using at::vec::Vectorized;
+  for (; i + Vectorized<float>::size() <= n; i += Vectorized<float>::size()) {
+    auto wide = at::vec::convert<double,2,float,1>(Vectorized<float>::loadu(in + i));
+    at::vec::convert<float,1,double,2>(wide * at::vec::VectorizedN<double, 2>(3.0)).store(out + i);
+  }
+#endif
+  for (; i < n; ++i) out[i] = static_cast<float>(static_cast<double>(in[i]) * 3.0);
+}
+"""
+
+
+def _probe() -> bool:
+    """Whether a kernel with the specialisations builds here (inductor's toolchain, no dynamo: install() runs
+    while dynamo traces) and gives the scalar conversions' bits."""
+    import torch
+    from torch._inductor.codecache import CppPythonBindingsCodeCache
+
+    x = torch.tensor([1.0, -0.0, float("inf"), -float("nan"), 2.0**-149, 3.0e38, 1.1754942e-38, 0.1] * 5)
+    x = torch.cat([x, torch.randn(1000, generator=torch.Generator().manual_seed(0))])
+    try:
+        kernel = CppPythonBindingsCodeCache.load_pybinding(
+            ["const float*", "float*", "int64_t"], with_conversions(_PREFIX + _PROBE)
+        )
+        got = torch.empty_like(x)
+        kernel(x, got, x.numel())
+    except Exception:  # the specialisations do not compile with this torch: inductor's own conversions stay
+        return False
+    want = (x.double() * 3.0).float()
+    return torch.equal(got.view(torch.int32), want.view(torch.int32))
