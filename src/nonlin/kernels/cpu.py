@@ -9,7 +9,8 @@ Calls outside torch.compile take `Direct` kernels through `Fused` (a plain autog
 function is compiled once per (plan, input dtype, compute precision), with dynamic sizes, on inputs in one
 canonical layout (contiguous; flat for pointwise entries and unpacked gates, [rows, 2d] for a packed gated
 input), and the compiled graph inductor returns is called directly: no dynamo guard evaluation per call, no
-recompilation across shapes, the same kernel (so the same bits) for every size.
+recompilation across shapes, the same kernel (so the same bits) for every size. They are built with
+vec_convert's vector float32 <-> float64 conversions (ATen's generic ones convert element by element).
 """
 
 from __future__ import annotations
