@@ -5,7 +5,7 @@ Inductor writes a float32 -> float64 conversion as `at::vec::convert<double, 2, 
 `VecConvert`'s generic form: store the vector, convert element by element, load it back. In a float32 kernel
 that computes in float64 (the entries `precision.py` keeps in float64, and the float64 steps of the float32
 forms) the two conversions cost more than the arithmetic: hardswish's forward 3.2 ns per element with them,
-1.1 without, on this AVX-512 machine (torch.hardswish: 0.5).
+1.1 without, on an AVX-512 machine (torch.hardswish: 0.5).
 
 `vector_conversions()` adds the two specialisations (`vcvtps2pd` / `vcvtpd2ps`, the same on AVX2) to the
 source of every C++ kernel inductor builds while it is active: nonlin enters it around the compilation of its own
