@@ -63,18 +63,21 @@ static inline VF pow2(VF k) {
 // 2^-25 |r| (k ln2's high part exact: 16 significant bits times |k| < 2^8), e^r = 1 + r + r^2 q(r) with q the
 // fitted degree-5 polynomial of ops.torch_compiled._EXPM1_QUADRATIC (2^-32.8), h = 1 + r + r^2 q rounded and
 // l the rest (|l| <= 2^-23): h + l = e^r to ~2^-26 relative
+// (The helpers fill these structs of vectors through references rather than return them: GCC (12 here), tuned to
+// move 256 bits at a time on AVX-512 CPUs, copies an assigned struct of vectors through the stack in 32-byte halves
+// read back as one 64-byte load, a failed store-to-load forwarding that cost half of every kernel's time.)
 struct Exp { VF h, l, k; };
-static inline Exp exp_of(VF k, VF r);
-static inline Exp exp_parts(VF z) {
+static inline void exp_of(VF k, VF r, Exp& e);
+static inline void exp_parts(VF z, Exp& e) {
   const VF k = (z * C(1.44269502f)).round();
-  return exp_of(k, fma_(k, C(-1.42860677e-06f), fma_(k, C(-0.693145751953125f), z)));
+  exp_of(k, fma_(k, C(-1.42860677e-06f), fma_(k, C(-0.693145751953125f), z)), e);
 }
 // e^(z + zl) for zl below z's last bit (z >= -128: k ln2's high part exact, z - k ln2_hi exact)
-static inline Exp exp_parts(VF z, VF zl) {
+static inline void exp_parts(VF z, VF zl, Exp& e) {
   const VF k = (z * C(1.44269502f)).round();
-  return exp_of(k, fma_(k, C(-1.42860677e-06f), fma_(k, C(-0.693145751953125f), z) + zl));
+  exp_of(k, fma_(k, C(-1.42860677e-06f), fma_(k, C(-0.693145751953125f), z) + zl), e);
 }
-static inline Exp exp_of(VF k, VF r) {
+static inline void exp_of(VF k, VF r, Exp& e) {
   VF q = fma_(C(0.0001958599459612742f), r, C(0.0013936595059931278f));
   q = fma_(q, r, C(0.008333880454301834f));
   q = fma_(q, r, C(0.04166644811630249f));
@@ -82,10 +85,10 @@ static inline Exp exp_of(VF k, VF r) {
   q = fma_(q, r, C(0.5f));
   const VF s = (r * r) * q;
   const VF p = r + s;
-  const VF h = C(1.0f) + p;
+  e.h = C(1.0f) + p;
   // (1 - h) + p: the exact rounding error of 1 + p (Fast2Sum: 1 >= |p|), s - (p - r) that of r + s
-  const VF l = ((C(1.0f) - h) + p) + (s - (p - r));
-  return {h, l, k};
+  e.l = ((C(1.0f) - e.h) + p) + (s - (p - r));
+  e.k = k;
 }
 
 // (nh + nl) / (dh + dl) (dl below dh's last bit): the quotient by one reciprocal, corrected by its exact
@@ -119,9 +122,8 @@ static inline Parts near_zero(VF dh, VF d, VF p, float x0l, float c0h, float c0l
 
 // u = e^-a = 2^k (h + l) and D = 1 + u = dh + dl (u's part below 2^-126 is far below dh's last bit)
 struct OnePlus { Exp e; VF s64, dh, dl; };
-static inline OnePlus one_plus(VF z) {
-  OnePlus o;
-  o.e = exp_parts(z);
+static inline void one_plus(VF z, OnePlus& o) {
+  exp_parts(z, o.e);
   // 2^(k + 64), exact for k >= -190 (sigma's forward: k >= -150); below, 2^-190 (u is then far below dh's
   // last bit, and sigma' scales by k itself)
   o.s64 = pow2(at::vec::maximum(o.e.k + C(64.0f), C(-126.0f)));
@@ -129,7 +131,6 @@ static inline OnePlus one_plus(VF z) {
   const VF uh = o.e.h * t, ul = o.e.l * t;
   o.dh = C(1.0f) + uh;
   o.dl = ((C(1.0f) - o.dh) + uh) + ul;  // (Fast2Sum: 1 >= uh)
-  return o;
 }
 
 // 2^k y for |y| < 2^131 and integer k in [-417, 127], rounded once: k = ka + kb, kb = k clamped to [-126, 127];
@@ -175,7 +176,8 @@ static inline VF nan_to(VF y, VF x) { return VF::blendv(y, x, x != x); }
 // last (one rounding, also into the subnormal range: sigma(x) < 2^-126 below x = -87.3)
 static inline VF sigmoid_f(VF x) {
   const VF a = x.abs();
-  const OnePlus o = one_plus(at::vec::maximum(-a, C(-104.0f)));  // e^-104 2^64 < 2^-85: 0 once scaled
+  OnePlus o;
+  one_plus(at::vec::maximum(-a, C(-104.0f)), o);  // e^-104 2^64 < 2^-85: 0 once scaled
   const VF pos = x >= C(0.0f);
   const VF y = quotient(VF::blendv(o.e.h, C(1.0f), pos), VF::blendv(o.e.l, C(0.0f), pos), o.dh, o.dl);
   return nan_to(scaled(y, VF::blendv(o.e.k, C(0.0f), pos)), x);
@@ -184,7 +186,8 @@ static inline VF sigmoid_f(VF x) {
 // go c u / (1 + u)^2, u = e^-a = 2^k E (c a power of two): go (c E / D^2) rounded once, then 2^k
 static inline VF grad_core(VF go, VF a, float c) {
   // e^-194 2^128 < 2^-151: beyond, 0 times any float32 go (k >= -280)
-  const OnePlus o = one_plus(at::vec::maximum(-a, C(-194.0f)));
+  OnePlus o;
+  one_plus(at::vec::maximum(-a, C(-194.0f)), o);
   const VF ph = o.dh * o.dh;
   const VF pl = fma_(o.dh, o.dh, -ph) + (o.dh + o.dh) * o.dl;  // D^2 = ph + pl (dl^2 < 2^-48 omitted)
   const VF inv = C(1.0f) / ph;
@@ -200,7 +203,8 @@ static inline VF sigmoid_grad_f(VF go, VF x) { return nan_to(grad_core(go, x.abs
 // (k = 0: 1 - h exact), so no cancellation near 0; beyond |x| = 12 the quotient rounds to 1
 static inline VF tanh_f(VF x) {
   const VF a = x.abs();
-  const OnePlus o = one_plus(at::vec::maximum(a * C(-2.0f), C(-24.0f)));
+  OnePlus o;
+  one_plus(at::vec::maximum(a * C(-2.0f), C(-24.0f)), o);
   const VF t = pow2(o.e.k);
   const VF uh = o.e.h * t, ul = o.e.l * t;
   const VF nh = C(1.0f) - uh;
@@ -219,7 +223,8 @@ static inline VF tanh_grad_f(VF go, VF x) { return nan_to(grad_core(go, x.abs() 
 // sigma from x itself): xs / (1 + u) for x >= 0, [xs E / D] 2^k for x < 0 (xs E an exact two-product), one
 // quotient; u = e^-|x| down to e^-200 (|x sigma(x) v| < 2^-150 beyond for every float32 v)
 static inline Parts silu_parts(VF x, VF xs) {
-  const OnePlus o = one_plus(at::vec::maximum(-x.abs(), C(-200.0f)));
+  OnePlus o;
+  one_plus(at::vec::maximum(-x.abs(), C(-200.0f)), o);
   const VF pos = x >= C(0.0f);
   const VF ph = xs * o.e.h;
   const VF pl = fma_(xs, o.e.h, -ph) + xs * o.e.l;
@@ -234,7 +239,8 @@ static inline Parts silu_parts(VF x, VF xs) {
 // d = x - x0 of ops.torch_compiled.swish_grad_float32 (the same fit); below -200 a negative zero
 static inline Parts silu_grad_parts(VF x) {
   const VF xc = at::vec::minimum(at::vec::maximum(x, C(-200.0f)), C(30.0f));  // beyond 30, silu' rounds to 1
-  const OnePlus o = one_plus(-xc.abs());
+  OnePlus o;
+  one_plus(-xc.abs(), o);
   const VF t = o.s64 * C(0x1p-64f);
   const VF uh = o.e.h * t, ul = o.e.l * t;
   const VF sh = C(1.0f) + xc, sb = sh - C(1.0f);
@@ -265,10 +271,9 @@ static inline Parts silu_grad_parts(VF x) {
 // (u = a / (a + 4), q = u Q(2u - 1) with the fit of tools/fit_erfcx_float32.py, 0.043 ULP) and D = 1 + a
 // (TwoSum); Phi(-a) = E (1 + q) / (2 D) 2^k, phi(a) = E 2^k / sqrt(2 pi)
 struct Gauss { Exp e; VF qh, ql, dh, dl; };
-static inline Gauss gauss(VF a) {
-  Gauss g;
+static inline void gauss(VF a, Gauss& g) {
   const VF sh = a * a;
-  g.e = exp_parts(sh * C(-0.5f), fma_(a, a, -sh) * C(-0.5f));
+  exp_parts(sh * C(-0.5f), fma_(a, a, -sh) * C(-0.5f), g.e);
   const VF u = a / (a + C(4.0f));
   const VF t = C(2.0f) * u - C(1.0f);
   const VF q = u * ERFCX_Q(t);
@@ -277,7 +282,6 @@ static inline Gauss gauss(VF a) {
   g.dh = C(1.0f) + a;
   const VF b = g.dh - a;
   g.dl = (C(1.0f) - b) + (a - (g.dh - b));
-  return g;
 }
 
 // gelu's gate times a numerator: xs Phi(x) = (h + l) 2^k (xs as for silu_parts), Phi(-a) = 2^(k-1) W with
@@ -286,7 +290,8 @@ static inline Gauss gauss(VF a) {
 // is below 2^-186: the product is taken as a zero there, exact for |v| < 2^36)
 static inline Parts gelu_parts(VF x, VF xs) {
   const VF a = at::vec::minimum(x.abs(), C(16.0f));
-  const Gauss g = gauss(a);
+  Gauss g;
+  gauss(a, g);
   const VF nh = g.e.h * g.qh;
   const VF nl = fma_(g.e.h, g.qh, -nh) + (g.e.h * g.ql + g.e.l * g.qh);  // E (1 + q)
   VF wh, wl;
@@ -307,7 +312,8 @@ static inline Parts gelu_parts(VF x, VF xs) {
 // |go v| < 2^60 the product is below 2^-150 there)
 static inline Parts gelu_grad_parts(VF x) {
   const VF a = at::vec::minimum(x.abs(), C(16.0f));
-  const Gauss g = gauss(a);
+  Gauss g;
+  gauss(a, g);
   VF th, tl;
   quotient2(g.qh * C(0.5f), g.ql * C(0.5f), g.dh, g.dl, th, tl);
   const VF ah = a * C(INV_SQRT_2PI_HI);
