@@ -172,6 +172,16 @@ static inline VF scaled_product(VF u, VF v, const Parts& p) {
 
 static inline VF nan_to(VF y, VF x) { return VF::blendv(y, x, x != x); }
 
+// Prefetch the input (and the output, for writing) 8 KiB ahead of the loop: these kernels compute ~30 cycles per
+// vector, too slowly for the hardware prefetchers to run ahead of them from DRAM, which then cost as much again
+// (gelu 3.4 ns per element on 4M float32 against 1.7 in cache, one AVX-512 core). A prefetch never faults, also
+// past an array's end.
+constexpr int64_t AHEAD = 2048;
+static inline void ahead(const float* in, float* out = nullptr) {
+  __builtin_prefetch(in + AHEAD);
+  if (out) __builtin_prefetch(out + AHEAD, 1);
+}
+
 // sigma(x): sigma(-a) = u / (1 + u), sigma(a) = 1 / (1 + u), u = e^-a; the scale 2^k of the first applied
 // last (one rounding, also into the subnormal range: sigma(x) < 2^-126 below x = -87.3)
 static inline VF sigmoid_f(VF x) {
@@ -403,7 +413,10 @@ extern "C" void kernel(const float* x, float* out, int64_t rows, int64_t width, 
     const float* xr = x + r * s_x;
     float* o = out + r * s_out;
     int64_t i = begin;
-    for (; i + V <= end; i += V) FN(VF::loadu(xr + i)).store(o + i);
+    for (; i + V <= end; i += V) {
+      ahead(xr + i, o + i);
+      FN(VF::loadu(xr + i)).store(o + i);
+    }
     if (i < end) FN(VF::loadu(xr + i, end - i)).store(o + i, end - i);
   });
 }
@@ -417,7 +430,11 @@ extern "C" void kernel(const float* a, const float* b, float* out, int64_t rows,
     const float* br = b + r * s_b;
     float* o = out + r * s_out;
     int64_t i = begin;
-    for (; i + V <= end; i += V) FN(VF::loadu(ar + i), VF::loadu(br + i)).store(o + i);
+    for (; i + V <= end; i += V) {
+      ahead(ar + i, o + i);
+      ahead(br + i);
+      FN(VF::loadu(ar + i), VF::loadu(br + i)).store(o + i);
+    }
     if (i < end) FN(VF::loadu(ar + i, end - i), VF::loadu(br + i, end - i)).store(o + i, end - i);
   });
 }
@@ -436,6 +453,9 @@ extern "C" void kernel(const float* go, const float* g, const float* v, float* d
     VF da, db;
     int64_t i = begin;
     for (; i + V <= end; i += V) {
+      ahead(o + i, a + i);
+      ahead(gr + i, b + i);
+      ahead(vr + i);
       FN(VF::loadu(o + i), VF::loadu(gr + i), VF::loadu(vr + i), da, db);
       da.store(a + i);
       db.store(b + i);
