@@ -10,7 +10,8 @@ function is compiled once per (plan, input dtype, compute precision), with dynam
 canonical layout (contiguous; flat for pointwise entries and unpacked gates, [rows, 2d] for a packed gated
 input), and the compiled graph inductor returns is called directly: no dynamo guard evaluation per call, no
 recompilation across shapes, the same kernel (so the same bits) for every size. They are built with
-vec_convert's vector float32 <-> float64 conversions (ATen's generic ones convert element by element).
+vec_convert's vector float32 <-> float64 conversions (ATen's generic ones convert element by element) and
+prefetch's software prefetches (the hardware's fell behind these loops from DRAM).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from collections.abc import Callable
 
 import torch
 
-from nonlin.kernels import vec_convert
+from nonlin.kernels import prefetch, vec_convert
 from nonlin.kernels.codegen import Plan, load, torch_source
 
 log = logging.getLogger(__name__)
@@ -132,10 +133,15 @@ class Direct:
     def __init__(self, fn, examples: tuple[torch.Tensor, ...], tag: str) -> None:
         self.tag = tag
         try:
-            with vec_convert.vector_conversions():
+            with vec_convert.vector_conversions(also=prefetch.with_prefetch):
                 graph, self.recipe = _capture(fn, examples)
-        except Exception as e:  # the specialisations did not compile with this torch: inductor's own conversions
-            log.warning("nonlin: %s compiles without vec_convert's conversions (%s: %s)", tag, type(e).__name__, e)
+        except Exception as e:  # the changed source did not compile with this torch: inductor's own
+            log.warning(
+                "nonlin: %s compiles without vec_convert's conversions and prefetches (%s: %s)",
+                tag,
+                type(e).__name__,
+                e,
+            )
             graph, self.recipe = _capture(fn, examples)
         # The argument list spelled out once (a comprehension over the recipe costs ~2 us a call)
         names = [f"a{i}" for i in range(len(examples))]

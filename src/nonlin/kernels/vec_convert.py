@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 _SPECIALISATIONS = r"""
 namespace at::vec { inline namespace CPU_CAPABILITY {
@@ -71,8 +71,9 @@ patched_sources = 0  # kernels that got the specialisations (tests read it)
 
 
 def with_conversions(source: str) -> str:
-    """`source` (an inductor C++ kernel) with the specialisations after its prefix, where it converts."""
-    if _PREFIX not in source or not any(c in source for c in _CONVERSIONS):
+    """`source` (an inductor C++ kernel) with the specialisations after its prefix, where it converts (once:
+    a source that has them is returned as it is)."""
+    if _PREFIX not in source or _SPECIALISATIONS in source or not any(c in source for c in _CONVERSIONS):
         return source
     return source.replace(_PREFIX, _PREFIX + _SPECIALISATIONS, 1)
 
@@ -86,11 +87,13 @@ def _hook():
     return AsyncCompile if callable(getattr(AsyncCompile, "cpp_pybinding", None)) else None
 
 
-def _wrap(original):
+def _wrap(original, also: Callable[[str], str] | None = None):
     def cpp_pybinding(self, argtypes, source_code, *args, **kwargs):
         global patched_sources
         patched = with_conversions(source_code)
         patched_sources += patched is not source_code
+        if also is not None:
+            patched = also(patched)
         return original(self, argtypes, patched, *args, **kwargs)
 
     cpp_pybinding.nonlin_original = original
@@ -98,20 +101,22 @@ def _wrap(original):
 
 
 def installed() -> bool:
+    """Whether the conversions are added to every kernel this process builds (`install`)."""
     hook = _hook()
     return hook is not None and hasattr(hook.cpp_pybinding, "nonlin_original")
 
 
 @contextlib.contextmanager
-def vector_conversions() -> Iterator[None]:
-    """While active, the C++ kernels inductor builds in this process get the vector conversions."""
+def vector_conversions(also: Callable[[str], str] | None = None) -> Iterator[None]:
+    """While active, the C++ kernels inductor builds in this process get the vector conversions, and then
+    `also`'s change of their source (nonlin's own kernels: kernels/prefetch.py's)."""
     hook = _hook()
-    if hook is None or installed():
+    if hook is None or (installed() and also is None):
         yield
         return
     with _LOCK:
         original = hook.cpp_pybinding
-        hook.cpp_pybinding = _wrap(original)
+        hook.cpp_pybinding = _wrap(original, also)
         try:
             yield
         finally:
