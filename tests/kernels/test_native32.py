@@ -11,18 +11,28 @@ import torch
 import nonlin
 import nonlin.functional as F
 from nonlin import route
+from nonlin.catalog.smooth import SELU_ALPHA, SELU_SCALE
 from nonlin.kernels import cpu, dispatch, native32
 
 # float64 references (1e-16 relative: far below a float32 ULP)
 REFERENCE = {
     "sigmoid": (sp.expit, lambda x: sp.expit(x) * sp.expit(-x)),
-    "tanh": (np.tanh, lambda x: 1.0 / np.cosh(np.minimum(np.abs(x), 355.0)) ** 2),
+    "tanh": (np.tanh, lambda x: np.where(np.isinf(x), 0.0, 1.0 / np.cosh(np.minimum(np.abs(x), 355.0)) ** 2)),
     # (the limits at -inf: -0, as nonlin's gated product gives, where x * 0 is NaN; at +inf silu' is 1)
     "silu": (
         lambda x: np.maximum(x, -1e4) * sp.expit(x),
         lambda x: sp.expit(x) * (1.0 + np.clip(x, -1e4, 1e4) * sp.expit(-x)),
     ),
     "gelu": (lambda x: np.maximum(x, -1e4) * sp.ndtr(x), lambda x: _gelu_grad(x)),
+    # (e^x - 1 of x itself where x <= 0: numpy's minimum(-0, 0) is +0; the eager path's and torch's elu(-0) are -0)
+    "elu": (
+        lambda x: np.where(x > 0, x, np.expm1(np.where(x > 0, 0.0, x))),
+        lambda x: np.where(x > 0, 1.0, np.exp(np.minimum(x, 0.0))),
+    ),
+    "selu": (
+        lambda x: SELU_SCALE * np.where(x > 0, x, SELU_ALPHA * np.expm1(np.where(x > 0, 0.0, x))),
+        lambda x: SELU_SCALE * np.where(x > 0, 1.0, SELU_ALPHA * np.exp(np.minimum(x, 0.0))),
+    ),
 }
 
 
@@ -34,13 +44,20 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 
 # Bounds (float32 ULP of the true value), forward and backward (go f'(x)); measured on every 1021st float32 and
 # 4.8M dense points (and 2M around silu's and gelu's derivative zeros): sigmoid 0.76 / 0.80, tanh 0.72 / 0.78,
-# silu 0.89 / 0.85, gelu 1.06 / 1.09. Up to 1 ULP just below 2^-126, where the quotient (rounded to float32's 24
+# silu 0.89 / 0.85, gelu 1.06 / 1.09, elu 0.79 / 0.84, selu 0.75 / 0.79. Up to 1 ULP just below 2^-126, where the quotient (rounded to float32's 24
 # bits) is rounded again to the subnormal grid, which is as fine there (silu's 0.89 at x = -91.9); gelu's pieces
 # (erfcx's fit and its float32 evaluation, the quotient, e^{-a^2/2} to 2^-26) add up to ~1 (the goal is 2).
 # Every operation is correctly rounded IEEE arithmetic, so the bits, and these errors, are the same under AVX2
 # and AVX-512 (.ci/isa_matrix.py runs this file under each; under the default ISA the kernels are not used:
 # test_without_a_vector_isa_the_generated_kernels_run)
-BOUNDS = {"sigmoid": (0.85, 0.9), "tanh": (0.85, 0.9), "silu": (1.0, 0.95), "gelu": (1.15, 1.2)}
+BOUNDS = {
+    "sigmoid": (0.85, 0.9),
+    "tanh": (0.85, 0.9),
+    "silu": (1.0, 0.95),
+    "gelu": (1.15, 1.2),
+    "elu": (0.9, 0.95),
+    "selu": (0.85, 0.9),
+}
 
 needs_kernels = pytest.mark.skipif(
     not cpu.compile_available() or not native32.available(), reason="no C++ compiler, or not AVX2 / AVX-512"
@@ -53,6 +70,9 @@ def _ulp_error(y: np.ndarray, ref: np.ndarray) -> np.ndarray:
     ulp = np.maximum(2.0 ** (e - 23), 2.0**-149)
     err = np.abs(y.astype(np.float64) - ref) / ulp
     err[y.astype(np.float64) == ref] = 0.0
+    # beyond float32's largest value and half its last ULP the correctly rounded result is the infinity
+    overflow = np.abs(ref) >= 2.0**128 - 2.0**103
+    err[overflow & (y.astype(np.float64) == np.sign(ref) * np.inf)] = 0.0
     return err
 
 
@@ -139,7 +159,7 @@ def test_the_bits_do_not_depend_on_position_or_threads(primitive):
 
 
 @needs_kernels
-@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu", "gelu"])
+@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu", "gelu", "selu"])
 def test_float32_calls_of_the_entries_take_the_native_kernels(name):
     """The default route of a float32 call (inference and training) runs the hand-written kernels, saves the
     input alone, and its backward is the kernel's; other dtypes and settings keep their kernels."""
@@ -177,6 +197,8 @@ def test_an_entry_written_as_the_primitive_takes_it():
     assert of("silu") == "silu" and of("swish", beta=1.0) == "silu"
     assert of("swish", beta=2.0) is None and of("quick_gelu") is None and of("log_sigmoid") is None
     assert of("gelu") == "gelu" and of("xgelu", alpha=1.0) is None and of("gelu_tanh") is None
+    assert of("selu") == "selu" and of("elu", alpha=1.0) == "elu" and of("elu", alpha=2.0) is None
+    assert of("celu", alpha=1.0) is None
 
 
 def test_without_a_vector_isa_the_generated_kernels_run(monkeypatch):
@@ -216,12 +238,26 @@ def test_large_incoming_gradients_do_not_overflow_where_the_product_is_finite(pr
     x = torch.tensor([0.0, 0.5, 30.0, 60.0, 90.0, 140.0, 180.0, -180.0])
     for s in (3e38, -3e38, 1e-38, 2.0**-140):
         go = torch.full_like(x, s)
-        ref = s * REFERENCE[primitive][1](x.double().numpy())
+        ref = go.double().numpy() * REFERENCE[primitive][1](x.double().numpy())  # (go as float32 holds it)
         assert _ulp_error(native32.backward(primitive, go, x).numpy(), ref).max() <= BOUNDS[primitive][1]
 
 
 @needs_kernels
-@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu", "gelu"])
+@pytest.mark.parametrize("primitive", sorted(native32.PRIMITIVES))
+def test_infinite_incoming_gradients_give_the_ieee_product(primitive):
+    """go = +-inf: the infinity of go f'(x)'s sign where f'(x) is not 0, NaN where it is (the infinities of x where
+    f' tends to 0), as the float64 reference's multiplication gives (found by this test: the two-products' inf - inf
+    made NaN of every product)."""
+    x = torch.tensor([-10.0, -3.0, -1.0, -1e-30, -0.0, 0.0, 1e-30, 0.5, 1.0, 10.0, 100.0, float("inf"), -float("inf")])
+    for s in (float("inf"), -float("inf")):
+        got = native32.backward(primitive, torch.full_like(x, s), x)
+        want = torch.from_numpy(s * REFERENCE[primitive][1](x.double().numpy())).float()
+        assert torch.equal(got.isnan(), want.isnan()), (got, want)
+        assert torch.equal(got[~want.isnan()], want[~want.isnan()]), (got, want)
+
+
+@needs_kernels
+@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu", "gelu", "selu"])
 def test_inside_torch_compile_the_kernels_run_as_ops(name):
     """A user's torch.compile puts the same kernels in its graph (two custom ops, opaque to inductor): a compiled
     model computes the eager one's bits, forward and gradient."""

@@ -34,6 +34,7 @@ from collections.abc import Callable
 
 import torch
 
+from nonlin.catalog.smooth import SELU_ALPHA, SELU_SCALE
 from nonlin.kernels.gather import row_layout
 
 # Below this many elements one thread does it all (an OpenMP fork costs a few microseconds).
@@ -77,17 +78,23 @@ static inline void exp_parts(VF z, VF zl, Exp& e) {
   const VF k = (z * C(1.44269502f)).round();
   exp_of(k, fma_(k, C(-1.42860677e-06f), fma_(k, C(-0.693145751953125f), z) + zl), e);
 }
-static inline void exp_of(VF k, VF r, Exp& e) {
+// e^r - 1 = p + pe (|r| <= 0.35): r + r^2 q, its rounding error pe exact (Fast2Sum: |r| >= |r^2 q|)
+static inline void expm1_tail(VF r, VF& p, VF& pe) {
   VF q = fma_(C(0.0001958599459612742f), r, C(0.0013936595059931278f));
   q = fma_(q, r, C(0.008333880454301834f));
   q = fma_(q, r, C(0.04166644811630249f));
   q = fma_(q, r, C(0.166666641831398f));
   q = fma_(q, r, C(0.5f));
   const VF s = (r * r) * q;
-  const VF p = r + s;
+  p = r + s;
+  pe = s - (p - r);
+}
+static inline void exp_of(VF k, VF r, Exp& e) {
+  VF p, pe;
+  expm1_tail(r, p, pe);
   e.h = C(1.0f) + p;
-  // (1 - h) + p: the exact rounding error of 1 + p (Fast2Sum: 1 >= |p|), s - (p - r) that of r + s
-  e.l = ((C(1.0f) - e.h) + p) + (s - (p - r));
+  // (1 - h) + p: the exact rounding error of 1 + p (Fast2Sum: 1 >= |p|)
+  e.l = ((C(1.0f) - e.h) + p) + pe;
   e.k = k;
 }
 
@@ -157,20 +164,28 @@ static inline VF prescaled(VF a, VF& s) {
 // u v (h + l) 2^k rounded once, for u and v of any float32 magnitude: both prescaled, so that their exact
 // two-product ph + pl neither overflows nor underflows wherever the result is finite and not below 2^-150
 // (u, v both near float32's largest aside)
+// (an infinite u or v: u v h, the infinity of the product's sign, or NaN where h is 0, as IEEE multiplication
+// gives; the two-products' inf - inf would be NaN)
 static inline VF scaled_product(VF u, const Parts& p) {  // (v = 1: the same bits, fewer operations)
   VF su;
   const VF us = prescaled(u, su);
-  return scaled(fma_(us, p.h, us * p.l), p.k - su);
+  const VF r = scaled(fma_(us, p.h, us * p.l), p.k - su);
+  return VF::blendv(r, u * p.h, u.abs() == C(INFINITY));
 }
 static inline VF scaled_product(VF u, VF v, const Parts& p) {
   VF su, sv;
   const VF us = prescaled(u, su), vs = prescaled(v, sv);
   const VF ph = us * vs;
   const VF pl = fma_(us, vs, -ph);
-  return scaled(fma_(ph, p.h, fma_(ph, p.l, pl * p.h)), p.k - su - sv);
+  const VF r = scaled(fma_(ph, p.h, fma_(ph, p.l, pl * p.h)), p.k - su - sv);
+  return VF::blendv(r, (u * v) * p.h, (u.abs() == C(INFINITY)) | (v.abs() == C(INFINITY)));
 }
 
 static inline VF nan_to(VF y, VF x) { return VF::blendv(y, x, x != x); }
+
+// go f'(x) where f'(x) = 0 exactly (at x = +-inf, the clamped exponentials' tails do not reach it): go 0, a
+// signed zero, or NaN for an infinite go (IEEE)
+static inline VF zero_derivative_at(VF r, VF go, VF at) { return VF::blendv(r, go * C(0.0f), at); }
 
 // Prefetch the input (and the output, for writing) 8 KiB ahead of the loop: these kernels compute ~30 cycles per
 // vector, too slowly for the hardware prefetchers to run ahead of them from DRAM, which then cost as much again
@@ -207,7 +222,9 @@ static inline VF grad_core(VF go, VF a, float c) {
 }
 
 // go sigma'(x) = go sigma(x) sigma(-x)
-static inline VF sigmoid_grad_f(VF go, VF x) { return nan_to(grad_core(go, x.abs(), 1.0f), x); }
+static inline VF sigmoid_grad_f(VF go, VF x) {
+  return nan_to(zero_derivative_at(grad_core(go, x.abs(), 1.0f), go, x.abs() == C(INFINITY)), x);
+}
 
 // tanh(x) = sign(x) (1 - u) / (1 + u), u = e^-2|x| (2|x| exact); 1 - u from h + l exactly where u is near 1
 // (k = 0: 1 - h exact), so no cancellation near 0; beyond |x| = 12 the quotient rounds to 1
@@ -227,7 +244,9 @@ static inline VF tanh_f(VF x) {
 }
 
 // go sech^2(x) = go 4u / (1 + u)^2, u = e^-2|x| (sech^2 x = 4 sigma'(2x))
-static inline VF tanh_grad_f(VF go, VF x) { return nan_to(grad_core(go, x.abs() * C(2.0f), 4.0f), x); }
+static inline VF tanh_grad_f(VF go, VF x) {
+  return nan_to(zero_derivative_at(grad_core(go, x.abs() * C(2.0f), 4.0f), go, x.abs() == C(INFINITY)), x);
+}
 
 // silu's gate times a numerator: xs sigma(x) = (h + l) 2^k, xs = x times a power of two (the caller's scale;
 // sigma from x itself): xs / (1 + u) for x >= 0, [xs E / D] 2^k for x < 0 (xs E an exact two-product), one
@@ -342,6 +361,55 @@ static inline Parts gelu_grad_parts(VF x) {
   return blend(p, {C(-0.0f), C(0.0f), C(0.0f)}, x < C(-16.0f));
 }
 
+// elu at alpha = 1 and selu: S x for x > 0, C (e^x - 1) otherwise (elu: S = C = 1; selu: S = lambda, C = lambda
+// alpha, each as hi + lo). e^x - 1 = eh + el, x clamped at -30 (e^-30 < 2^-43: the result rounds to -C below):
+// for k = 0 (|x| <= ln2/2, where r = x exactly) the tail p + pe itself, so no cancellation near 0 (a subnormal x
+// gives p = x); else 2^k (h + l) - 1, 2^k h - 1 by Fast2Sum (1 >= 2^k h); C (eh + el) rounded once; x's sign on
+// the result (-0 stays -0)
+static inline VF elu_like_f(VF x, float sh, float sl, float ch, float cl) {
+  const VF z = at::vec::maximum(x, C(-30.0f));
+  const VF k = (z * C(1.44269502f)).round();
+  const VF r = fma_(k, C(-1.42860677e-06f), fma_(k, C(-0.693145751953125f), z));
+  VF p, pe;
+  expm1_tail(r, p, pe);
+  const VF h = C(1.0f) + p;
+  const VF l = ((C(1.0f) - h) + p) + pe;
+  const VF t = pow2(k);
+  const VF th = h * t;
+  const VF ah = th - C(1.0f);
+  const VF near = k == C(0.0f);
+  const VF eh = VF::blendv(ah, p, near);
+  const VF el = VF::blendv((th - (ah + C(1.0f))) + l * t, pe, near);
+  const VF nh = eh * C(ch);
+  const VF neg = nh + (fma_(eh, C(ch), -nh) + (eh * C(cl) + el * C(ch)));
+  // S x, and C x where |x| < 2^-32 (e^x - 1 = x to 2^-33), as prescaled products: rounded once also near
+  // float32's smallest normal and largest values
+  const VF pos = x > C(0.0f);
+  const VF linear = scaled_product(x, {VF::blendv(C(ch), C(sh), pos), VF::blendv(C(cl), C(sl), pos), C(0.0f)});
+  VF y = VF::blendv(neg, linear, pos | (x.abs() < C(0x1p-32f)));
+  y = VF::blendv(y, x, x == C(INFINITY));  // (the prescaled product's inf * 0 where S's low part is 0)
+  return nan_to(y.abs() | (x & C(-0.0f)), x);
+}
+
+// go S for x > 0, go C e^x otherwise, rounded once: e^x = 2^k (h + l) down to x = -194 (beyond, |go C e^x| <
+// 2^-150 for every float32 go), C (h + l) as hi + lo, the scale last
+static inline VF elu_like_grad_f(VF go, VF x, float sh, float sl, float ch, float cl) {
+  Exp e;
+  exp_parts(at::vec::maximum(x, C(-194.0f)), e);
+  const VF nh = e.h * C(ch);
+  const Parts neg = {nh, fma_(e.h, C(ch), -nh) + (e.h * C(cl) + e.l * C(ch)), e.k};
+  const Parts pos = {C(sh), C(sl), C(0.0f)};
+  const VF right = x > C(0.0f);
+  const VF r = scaled_product(go, blend(neg, pos, right));
+  const VF s = VF::blendv(r, go * C(sh), right & (go.abs() == C(INFINITY)));  // (as in the forward)
+  return nan_to(zero_derivative_at(s, go, x == C(-INFINITY)), x);
+}
+
+static inline VF elu_f(VF x) { return elu_like_f(x, 1.0f, 0.0f, 1.0f, 0.0f); }
+static inline VF elu_grad_f(VF go, VF x) { return elu_like_grad_f(go, x, 1.0f, 0.0f, 1.0f, 0.0f); }
+static inline VF selu_f(VF x) { return elu_like_f(x, SELU_S_HI, SELU_S_LO, SELU_C_HI, SELU_C_LO); }
+static inline VF selu_grad_f(VF go, VF x) { return elu_like_grad_f(go, x, SELU_S_HI, SELU_S_LO, SELU_C_HI, SELU_C_LO); }
+
 // The gated units gate(g) v, gate(g) = g sigma(g) (swiglu) or g Phi(g) (geglu), and their pointwise forms
 // (v = 1: silu, gelu): the whole product rounded once, g prescaled in the numerator (the gate's function read
 // from g itself); above OPEN the gate is g to float32 (g v rounded once, infinities included), below CLOSED a
@@ -356,6 +424,7 @@ static inline VF gated_f(VF g, VF v, float open, float closed) {
     VF r = scaled_product(v, p);
     r = VF::blendv(r, g * v, g > C(open));
     r = VF::blendv(r, C(0.0f), (g < C(closed)) & (v.abs() <= C(FLT_MAX)));
+    r = VF::blendv(r, C(NAN), (g == C(-INFINITY)) & (v.abs() == C(INFINITY)));  // (gate(-inf) v = -0 inf)
     r = r.abs() | ((g ^ v) & C(-0.0f));
     return VF::blendv(r, g + v, (g != g) | (v != v));
   } else {  // v = 1 (silu, gelu): g's own range needs no scale; the same bits as v = 1 above
@@ -370,7 +439,11 @@ static inline VF gated_f(VF g, VF v, float open, float closed) {
 // below CLOSED the derivative is a zero of the other sign (silu' and gelu' < 0 there)
 template <Parts (*GRAD)(VF), bool HAS_V = true> static inline VF times_grad(VF go, VF v, VF g, float closed) {
   const VF p = HAS_V ? scaled_product(go, v, GRAD(g)) : scaled_product(go, GRAD(g));
-  const VF r = VF::blendv(p, ((go ^ v) & C(-0.0f)) ^ C(-0.0f), g < C(closed));
+  // (an infinite go or v: -go v, the infinity of the true product's sign (f'(g) is tiny, not 0), NaN at g = -inf
+  // where f' is 0 or where the other factor is 0, as IEEE multiplication gives)
+  const VF infinite = VF::blendv(-(go * v), C(NAN), g == C(-INFINITY));
+  const VF zero = VF::blendv(((go ^ v) & C(-0.0f)) ^ C(-0.0f), infinite, (go.abs() == C(INFINITY)) | (v.abs() == C(INFINITY)));
+  const VF r = VF::blendv(p, zero, g < C(closed));
   return nan_to(r, g);
 }
 
@@ -477,6 +550,8 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
     "tanh": ("tanh_f", "tanh_grad_f"),
     "silu": ("silu_f", "silu_grad_f"),
     "gelu": ("gelu_f", "gelu_grad_f"),
+    "elu": ("elu_f", "elu_grad_f"),
+    "selu": ("selu_f", "selu_grad_f"),
 }
 # gated kernels: gate(g) v and its two gradients
 GATED: dict[str, tuple[str, str]] = {
@@ -563,6 +638,13 @@ def _constants() -> str:
         "SILU_C0_LO": tc._SILU_C0_LO,
         "SILU_GRAD_ZONE": tc._SILU_GRAD_ZONE,
     }
+    scale, c = SELU_SCALE, SELU_SCALE * SELU_ALPHA
+    values.update(
+        SELU_S_HI=_f32_value(scale),
+        SELU_S_LO=scale - _f32_value(scale),
+        SELU_C_HI=_f32_value(c),
+        SELU_C_LO=c - _f32_value(c),
+    )
     c0_hi = _f32_value(tc._GELU_C0)
     values.update(
         GELU_X0_HI=tc._GELU_X0_HI,
@@ -651,6 +733,12 @@ FORMS: dict[str, tuple] = {
     "tanh": ("tanh", "x"),
     "silu": ("swish", "x", 1.0),
     "gelu": ("gated", "x", ("norm_cdf", "x")),
+    "elu": ("where", ("gt", "x", 0.0), "x", ("mul", 1.0, ("expm1", ("minimum", "x", 0.0)))),  # (at alpha = 1)
+    "selu": (
+        "mul",
+        SELU_SCALE,
+        ("where", ("gt", "x", 0.0), "x", ("mul", SELU_ALPHA, ("expm1", ("minimum", "x", 0.0)))),
+    ),
     # gated: "g" and "v" the two inputs
     "swiglu": ("swiglu", "g", "v", 1.0),
     "geglu": ("mul", ("gated", "g", ("norm_cdf", "g")), "v"),
@@ -691,7 +779,8 @@ def traced_forward(x: torch.Tensor, primitive: str) -> torch.Tensor:
         from nonlin.ops import TORCH
         from nonlin.registry import spec
 
-        y = spec(primitive).forward(TORCH, flat.double()).to(x.dtype)
+        s = spec(primitive)  # (the kernel's name is the entry whose function it is, at its defaults)
+        y = s.forward(TORCH, flat.double(), **s.defaults()).to(x.dtype)
     return y.view(x.shape)
 
 
@@ -708,7 +797,8 @@ def traced_backward(go: torch.Tensor, x: torch.Tensor, primitive: str) -> torch.
         from nonlin.ops import TORCH
         from nonlin.registry import spec
 
-        out = (g.double() * spec(primitive).derivative(TORCH, flat.double())).to(x.dtype)
+        s = spec(primitive)
+        out = (g.double() * s.derivative(TORCH, flat.double(), **s.defaults())).to(x.dtype)
     return out.view(x.shape)
 
 
