@@ -1,5 +1,5 @@
-"""float32 CPU kernels written by hand with ATen's vector types and FMA: sigmoid, tanh, silu, gelu, swiglu and geglu,
-forward and backward.
+"""float32 CPU kernels written by hand with ATen's vector types and FMA: sigmoid, tanh, silu, gelu, elu, selu,
+swiglu and geglu, forward and backward.
 
 The generated float32 forms (`nonlin.ops.torch_compiled`: sigmoid_float32, the float64-assembled sech2) are
 exact to ~1 ULP but cost 1.7-3 ns per element as inductor compiles them (no FMA: inductor builds with
