@@ -11,7 +11,7 @@ canonical layout (contiguous; flat for pointwise entries and unpacked gates, [ro
 input), and the compiled graph inductor returns is called directly: no dynamo guard evaluation per call, no
 recompilation across shapes, the same kernel (so the same bits) for every size. They are built with
 vec_convert's vector float32 <-> float64 conversions (ATen's generic ones convert element by element) and
-prefetch's software prefetches (the hardware's fell behind these loops from DRAM).
+prefetch's software prefetches (the hardware's fell behind these loops beyond L2).
 """
 
 from __future__ import annotations
