@@ -4,12 +4,13 @@ nonlin's kernels compute more per element than torch's (float64 arithmetic for f
 transformations): 20-60 cycles per vector. Measured on an AVX-512 machine (one core, 4M float32 beyond L2
 against 256K in L2), such loops ran 1.5-2.4x slower than in cache (cosine's forward 3.8 against 1.6 ns per
 element, gelu's hand-written one 3.4 against 1.7), where the arithmetic alone predicts no difference: the
-hardware prefetchers did not run far enough ahead of a loop this slow to hide the latency beyond L2 (there: a 480 MiB L3, then memory). A prefetch of
-each streamed input (and output, for writing) 8 KiB ahead of the loop brings both to the in-cache time.
+hardware prefetchers did not run far enough ahead of a loop this slow to hide the latency beyond L2 (there a
+480 MiB L3, then memory). A prefetch of each streamed input (and output, for writing) 8 KiB ahead of the loop
+brings both to the in-cache time.
 
-`with_prefetch(source)` adds one `__builtin_prefetch` (GCC's and Clang's) before every vector load and store of a kernel's
-pointer arguments (`in_ptrN`, `out_ptrN`, `in_out_ptrN`) at the address the loop reaches 8 KiB later. A prefetch
-changes no value and never faults (also past an array's end), so the kernel's bits are unchanged
+`with_prefetch(source)` adds one `__builtin_prefetch` (GCC's and Clang's) before every vector load and store of
+a kernel's pointer arguments (`in_ptrN`, `out_ptrN`, `in_out_ptrN`) at the address the loop reaches 8 KiB later.
+A prefetch changes no value and never faults (also past an array's end), so the kernel's bits are unchanged
 (tests/kernels/test_prefetch.py). kernels/native32.py's hand-written loops carry their own (`ahead`).
 """
 
