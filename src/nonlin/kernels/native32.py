@@ -382,12 +382,17 @@ static inline VF elu_like_f(VF x, float sh, float sl, float ch, float cl) {
   const VF el = VF::blendv((th - (ah + C(1.0f))) + l * t, pe, near);
   const VF nh = eh * C(ch);
   const VF neg = nh + (fma_(eh, C(ch), -nh) + (eh * C(cl) + el * C(ch)));
-  // S x, and C x where |x| < 2^-32 (e^x - 1 = x to 2^-33), as prescaled products: rounded once also near
-  // float32's smallest normal and largest values
+  // S x, and C x where |x| < 2^-32 (e^x - 1 = x to 2^-33), rounded once: fma(x, fh, x fl), with x scaled by
+  // 2^64 first where it is below 2^-32 (x fl would lose bits to the subnormal grid; the scale is undone by one
+  // multiplication, the one rounding there): the bits of scaled_product(x, S), which also scales x above 2^32
+  // down (fma's exact product makes that step's result the same), at less than its cost
   const VF pos = x > C(0.0f);
-  const VF linear = scaled_product(x, {VF::blendv(C(ch), C(sh), pos), VF::blendv(C(cl), C(sl), pos), C(0.0f)});
-  VF y = VF::blendv(neg, linear, pos | (x.abs() < C(0x1p-32f)));
-  y = VF::blendv(y, x, x == C(INFINITY));  // (the prescaled product's inf * 0 where S's low part is 0)
+  const VF tiny = x.abs() < C(0x1p-32f);
+  const VF fh = VF::blendv(C(ch), C(sh), pos), fl = VF::blendv(C(cl), C(sl), pos);
+  const VF xs = x * VF::blendv(C(1.0f), C(0x1p64f), tiny);
+  const VF linear = fma_(xs, fh, xs * fl) * VF::blendv(C(1.0f), C(0x1p-64f), tiny);
+  VF y = VF::blendv(neg, linear, pos | tiny);
+  y = VF::blendv(y, x, x == C(INFINITY));  // (inf * 0 where S's low part is 0)
   return nan_to(y.abs() | (x & C(-0.0f)), x);
 }
 
