@@ -39,6 +39,12 @@ def test_prefetches_go_before_the_loads_and_stores_of_pointer_arguments() -> Non
     assert prefetch.with_prefetch(plain) is plain
 
 
+def _vectorized() -> bool:
+    from torch._inductor import cpu_vec_isa
+
+    return bool(cpu_vec_isa.pick_vec_isa())
+
+
 def _direct(name: str, which: str, like: tuple[torch.Tensor, ...], compute: str, monkeypatch, prefetched: bool):
     if not prefetched:
         monkeypatch.setattr(prefetch, "with_prefetch", lambda source: source)
@@ -71,6 +77,7 @@ def test_nonlins_kernels_get_prefetches_and_keep_their_bits(name: str, which: st
         like = (x,)
     with_prefetch, added = _direct(name, which, like, compute, monkeypatch, prefetched=True)
     without, _ = _direct(name, which, like, compute, monkeypatch, prefetched=False)
-    assert added >= 1
+    if _vectorized():  # (a scalar build, ATEN_CPU_CAPABILITY=default, has no vector loads to prefetch ahead of)
+        assert added >= 1
     for a, b in zip(with_prefetch, without, strict=True):
         assert torch.equal(a.view(torch.int32), b.view(torch.int32))
