@@ -24,6 +24,10 @@ REFERENCE = {
         lambda x: sp.expit(x) * (1.0 + np.clip(x, -1e4, 1e4) * sp.expit(-x)),
     ),
     "gelu": (lambda x: np.maximum(x, -1e4) * sp.ndtr(x), lambda x: _gelu_grad(x)),
+    "quick_gelu": (
+        lambda x: np.maximum(x, -1e4) * sp.expit(1.702 * x),
+        lambda x: sp.expit(1.702 * x) * (1.0 + np.clip(1.702 * x, -1e4, 1e4) * sp.expit(-1.702 * x)),
+    ),
     # (e^x - 1 of x itself where x <= 0: numpy's minimum(-0, 0) is +0; the eager path's and torch's elu(-0) are -0)
     "elu": (
         lambda x: np.where(x > 0, x, np.expm1(np.where(x > 0, 0.0, x))),
@@ -44,7 +48,8 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 
 # Bounds (float32 ULP of the true value), forward and backward (go f'(x)); measured on every 1021st float32 and
 # 4.8M dense points (and 2M around silu's and gelu's derivative zeros): sigmoid 0.76 / 0.80, tanh 0.72 / 0.78,
-# silu 0.89 / 0.85, gelu 1.06 / 1.09, elu 0.79 / 0.84, selu 0.75 / 0.79. Up to 1 ULP just below 2^-126, where the quotient (rounded to float32's 24
+# silu 0.89 / 0.85, gelu 1.06 / 1.09, elu 0.79 / 0.84, selu 0.75 / 0.79, quick_gelu 0.97 / 1.14 (1.702 x carried as
+# hi + lo; the reduction's rounded argument, then silu' cancelling just outside the zero's zone). Up to 1 ULP just below 2^-126, where the quotient (rounded to float32's 24
 # bits) is rounded again to the subnormal grid, which is as fine there (silu's 0.89 at x = -91.9); gelu's pieces
 # (erfcx's fit and its float32 evaluation, the quotient, e^{-a^2/2} to 2^-26) add up to ~1 (the goal is 2).
 # Every operation is correctly rounded IEEE arithmetic, so the bits, and these errors, are the same under AVX2
@@ -57,6 +62,7 @@ BOUNDS = {
     "gelu": (1.15, 1.2),
     "elu": (0.9, 0.95),
     "selu": (0.85, 0.9),
+    "quick_gelu": (1.05, 1.25),
 }
 
 needs_kernels = pytest.mark.skipif(
@@ -159,7 +165,7 @@ def test_the_bits_do_not_depend_on_position_or_threads(primitive):
 
 
 @needs_kernels
-@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu", "gelu", "selu"])
+@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu", "gelu", "selu", "quick_gelu"])
 def test_float32_calls_of_the_entries_take_the_native_kernels(name):
     """The default route of a float32 call (inference and training) runs the hand-written kernels, saves the
     input alone, and its backward is the kernel's; other dtypes and settings keep their kernels."""
@@ -195,7 +201,8 @@ def test_an_entry_written_as_the_primitive_takes_it():
 
     assert of("sigmoid") == "sigmoid" and of("tanh") == "tanh"
     assert of("silu") == "silu" and of("swish", beta=1.0) == "silu"
-    assert of("swish", beta=2.0) is None and of("quick_gelu") is None and of("log_sigmoid") is None
+    assert of("swish", beta=2.0) is None and of("log_sigmoid") is None
+    assert of("quick_gelu") == "quick_gelu" and of("swish", beta=1.702) == "quick_gelu"
     assert of("gelu") == "gelu" and of("xgelu", alpha=1.0) is None and of("gelu_tanh") is None
     assert of("selu") == "selu" and of("elu", alpha=1.0) == "elu" and of("elu", alpha=2.0) is None
     assert of("celu", alpha=1.0) is None
@@ -257,7 +264,7 @@ def test_infinite_incoming_gradients_give_the_ieee_product(primitive):
 
 
 @needs_kernels
-@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu", "gelu", "selu"])
+@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu", "gelu", "selu", "quick_gelu"])
 def test_inside_torch_compile_the_kernels_run_as_ops(name):
     """A user's torch.compile puts the same kernels in its graph (two custom ops, opaque to inductor): a compiled
     model computes the eager one's bits, forward and gradient."""

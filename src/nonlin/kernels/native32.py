@@ -129,8 +129,7 @@ static inline Parts near_zero(VF dh, VF d, VF p, float x0l, float c0h, float c0l
 
 // u = e^-a = 2^k (h + l) and D = 1 + u = dh + dl (u's part below 2^-126 is far below dh's last bit)
 struct OnePlus { Exp e; VF s64, dh, dl; };
-static inline void one_plus(VF z, OnePlus& o) {
-  exp_parts(z, o.e);
+static inline void one_plus_of(OnePlus& o) {
   // 2^(k + 64), exact for k >= -190 (sigma's forward: k >= -150); below, 2^-190 (u is then far below dh's
   // last bit, and sigma' scales by k itself)
   o.s64 = pow2(at::vec::maximum(o.e.k + C(64.0f), C(-126.0f)));
@@ -138,6 +137,15 @@ static inline void one_plus(VF z, OnePlus& o) {
   const VF uh = o.e.h * t, ul = o.e.l * t;
   o.dh = C(1.0f) + uh;
   o.dl = ((C(1.0f) - o.dh) + uh) + ul;  // (Fast2Sum: 1 >= uh)
+}
+static inline void one_plus(VF z, OnePlus& o) {
+  exp_parts(z, o.e);
+  one_plus_of(o);
+}
+// u = e^(z + zl), zl below z's last bit
+static inline void one_plus(VF z, VF zl, OnePlus& o) {
+  exp_parts(z, zl, o.e);
+  one_plus_of(o);
 }
 
 // 2^k y for |y| < 2^131 and integer k in [-417, 127], rounded once: k = ka + kb, kb = k clamped to [-126, 127];
@@ -293,6 +301,70 @@ static inline Parts silu_grad_parts(VF x) {
   const VF d = dh - C(SILU_X0_LO);
   p = blend(p, near_zero(dh, d, SILU_GRAD_P(d), SILU_X0_LO, SILU_C0_HI, SILU_C0_LO), dh.abs() < C(SILU_GRAD_ZONE));
   return blend(p, {C(-0.0f), C(0.0f), C(0.0f)}, x < C(-200.0f));
+}
+
+// quick_gelu, x sigma(beta x) with beta = 1.702 (an entry of its own, not silu of beta x): z = beta x carried as zh +
+// zl (zl to 2^-49 |z|: beta as hi + lo, the first product's error exact), so e^-|z| is that of z itself
+static inline void times_beta(VF x, VF& zh, VF& zl) {
+  zh = x * C(QG_B_HI);
+  zl = fma_(x, C(QG_B_HI), -zh) + x * C(QG_B_LO);
+}
+// -|z| = nzh + nzl
+static inline void minus_abs(VF zh, VF zl, VF& nzh, VF& nzl) {
+  nzh = -zh.abs();
+  nzl = VF::blendv(-zl, zl, zh < C(0.0f));
+}
+
+// xs sigma(beta x) = (h + l) 2^k, as silu_parts with z for x; x clamped at -75.2 (z >= -128; below, the gate's
+// product is below 2^-178: gated_f's CLOSED, -75, takes it as a zero)
+static inline Parts quick_parts(VF x, VF xs) {
+  VF zh, zl, nzh, nzl;
+  times_beta(at::vec::minimum(at::vec::maximum(x, C(-75.2f)), C(QG_OPEN)), zh, zl);
+  minus_abs(zh, zl, nzh, nzl);
+  OnePlus o;
+  one_plus(nzh, nzl, o);
+  const VF pos = x >= C(0.0f);
+  const VF ph = xs * o.e.h;
+  const VF pl = fma_(xs, o.e.h, -ph) + xs * o.e.l;
+  Parts p;
+  quotient2(VF::blendv(ph, xs, pos), VF::blendv(pl, C(0.0f), pos), o.dh, o.dl, p.h, p.l);
+  p.k = VF::blendv(o.e.k, C(0.0f), pos);
+  return p;
+}
+
+// quick_gelu'(x) = silu'(z), z = beta x: silu_grad_parts's form with 1 + z = sh + sl carrying zl; near its zero
+// x0 / beta = -0.7512 (|x - x0 / beta| < 0.06) the polynomial in d = x - x0 / beta of
+// ops.torch_compiled.swish_grad_float32 (the same fit: in z - x0 the rounded product would cost thousands of ULP
+// at the float32 x nearest the zero); x clamped to [-117.5, 17.6] (z in [-200, 30], as silu's), below a -0
+static inline Parts quick_grad_parts(VF x) {
+  VF zh, zl, nzh, nzl;
+  times_beta(at::vec::minimum(at::vec::maximum(x, C(-117.5f)), C(17.6f)), zh, zl);
+  minus_abs(zh, zl, nzh, nzl);
+  OnePlus o;
+  one_plus(nzh, nzl, o);
+  const VF t = o.s64 * C(0x1p-64f);
+  const VF uh = o.e.h * t, ul = o.e.l * t;
+  const VF sh = C(1.0f) + zh, sb = sh - C(1.0f);
+  const VF sl = ((C(1.0f) - (sh - sb)) + (zh - sb)) + zl;  // 1 + z (TwoSum, then zl)
+  const VF wh = uh * sh;
+  const VF wl = fma_(uh, sh, -wh) + (uh * sl + ul * sh);
+  const VF nph = C(1.0f) + wh;
+  const VF npl = ((C(1.0f) - nph) + wh) + wl;
+  const VF mh = sh + uh, mb = mh - sh;
+  const VF ml = ((sh - (mh - mb)) + (uh - mb)) + (sl + ul);
+  const VF qh = o.e.h * mh;
+  const VF ql = fma_(o.e.h, mh, -qh) + (o.e.h * ml + o.e.l * mh);
+  const VF pos = x >= C(0.0f);
+  const VF nh = VF::blendv(qh, nph, pos), nl = VF::blendv(ql, npl, pos);
+  const VF ph = o.dh * o.dh;
+  const VF pl = fma_(o.dh, o.dh, -ph) + (o.dh + o.dh) * o.dl;
+  const VF inv = C(1.0f) / ph;
+  const VF y = nh * inv;
+  Parts p = {y, (fma_(-y, ph, nh) + fma_(-y, pl, nl)) * inv, VF::blendv(o.e.k, C(0.0f), pos)};
+  const VF dh = x - C(QG_X0_HI);
+  const VF d = dh - C(QG_X0_LO);
+  p = blend(p, near_zero(dh, d, QG_GRAD_P(d), QG_X0_LO, QG_C0_HI, QG_C0_LO), dh.abs() < C(QG_ZONE));
+  return blend(p, {C(-0.0f), C(0.0f), C(0.0f)}, x < C(-117.5f));
 }
 
 // The Gaussian pieces of ops.torch_compiled.norm_cdf_float32 for 0 <= a <= 16, with FMA: e^{-a^2/2} = 2^k E
@@ -471,6 +543,8 @@ static inline VF silu_grad_f(VF go, VF x) {
 static inline VF gelu_grad_f(VF go, VF x) {
   return times_grad<gelu_grad_parts, false>(go, C(1.0f), x, GELU_CLOSED);
 }
+static inline VF quick_gelu_f(VF x) { return gated_f<quick_parts, false>(x, C(1.0f), QG_OPEN, -75.0f); }
+static inline VF quick_gelu_grad_f(VF go, VF x) { return times_grad<quick_grad_parts, false>(go, C(1.0f), x, -117.5f); }
 static inline VF swiglu_f(VF g, VF v) { return gated_f<silu_parts>(g, v, SILU_OPEN, SILU_CLOSED); }
 static inline VF geglu_f(VF g, VF v) { return gated_f<gelu_parts>(g, v, GELU_OPEN, GELU_CLOSED); }
 static inline void swiglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
@@ -557,6 +631,7 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
     "gelu": ("gelu_f", "gelu_grad_f"),
     "elu": ("elu_f", "elu_grad_f"),
     "selu": ("selu_f", "selu_grad_f"),
+    "quick_gelu": ("quick_gelu_f", "quick_gelu_grad_f"),
 }
 # gated kernels: gate(g) v and its two gradients
 GATED: dict[str, tuple[str, str]] = {
@@ -613,6 +688,7 @@ def kernel(primitive: str, which: str) -> Callable | None:
 
 
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+QUICK_GELU_BETA = 1.702  # the catalog's quick_gelu: x sigma(1.702 x)
 
 
 def _f32_value(v: float) -> float:
@@ -650,6 +726,17 @@ def _constants() -> str:
         SELU_C_HI=_f32_value(c),
         SELU_C_LO=c - _f32_value(c),
     )
+    x0_hi, x0_lo, qc0_hi, qc0_lo, q_p, q_zone = tc._SWISH_GRAD_ZEROS[QUICK_GELU_BETA]
+    values.update(
+        QG_B_HI=_f32_value(QUICK_GELU_BETA),
+        QG_B_LO=QUICK_GELU_BETA - _f32_value(QUICK_GELU_BETA),
+        QG_OPEN=12.0,  # (e^(-1.702 * 12) < 2^-29: x sigma(1.702 x) rounds to x above)
+        QG_X0_HI=x0_hi,
+        QG_X0_LO=x0_lo,
+        QG_C0_HI=qc0_hi,
+        QG_C0_LO=qc0_lo,
+        QG_ZONE=q_zone,
+    )
     c0_hi = _f32_value(tc._GELU_C0)
     values.update(
         GELU_X0_HI=tc._GELU_X0_HI,
@@ -663,6 +750,7 @@ def _constants() -> str:
     lines = [f"#define {k} {_f32(v)}" for k, v in values.items()]
     lines.append(f"#define SILU_GRAD_P(d) ({_horner(tc._SILU_GRAD_P)})")
     lines.append(f"#define GELU_GRAD_P(d) ({_horner(tc._GELU_GRAD_P)})")
+    lines.append(f"#define QG_GRAD_P(d) ({_horner(q_p)})")
     lines.append(f"#define ERFCX_Q(d) ({_horner(tc._ERFCX_Q)})")
     assert tc._ERFCX_K == 4.0 and tc._PHI_LIMIT == 16.0  # (gauss's u = a / (a + 4), a <= 16)
     return "\n".join(lines) + "\n"
@@ -737,6 +825,7 @@ FORMS: dict[str, tuple] = {
     "sigmoid": ("sigmoid", "x"),
     "tanh": ("tanh", "x"),
     "silu": ("swish", "x", 1.0),
+    "quick_gelu": ("swish", "x", QUICK_GELU_BETA),
     "gelu": ("gated", "x", ("norm_cdf", "x")),
     "elu": ("where", ("gt", "x", 0.0), "x", ("mul", 1.0, ("expm1", ("minimum", "x", 0.0)))),  # (at alpha = 1)
     "selu": (
