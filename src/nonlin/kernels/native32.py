@@ -1,5 +1,5 @@
-"""float32 CPU kernels written by hand with ATen's vector types and FMA: sigmoid, tanh, silu, gelu, elu, selu,
-swiglu and geglu, forward and backward.
+"""float32 CPU kernels written by hand with ATen's vector types and FMA: sigmoid, tanh, silu, quick_gelu, gelu,
+elu, selu, swiglu and geglu, forward and backward.
 
 The generated float32 forms (`nonlin.ops.torch_compiled`: sigmoid_float32, the float64-assembled sech2) are
 exact to ~1 ULP but cost 1.7-3 ns per element as inductor compiles them (no FMA: inductor builds with
@@ -18,8 +18,9 @@ generated ones run. The tail of an array (fewer than a vector's elements) runs t
 partial load.
 
 Which entries take these kernels: those whose traced forward is one of `FORMS` of the input (sigmoid(x),
-tanh(x), swish(x, 1), x Phi(x), swiglu(g, v, 1), g Phi(g) v: the catalog's sigmoid, tanh, silu, swish at its
-default beta, gelu, swiglu and geglu, and any entry declared the same way); the backward is that function's
+tanh(x), swish(x, 1), swish(x, 1.702), x Phi(x), elu's and selu's forms, swiglu(g, v, 1), g Phi(g) v: the
+catalog's sigmoid, tanh, silu, swish at beta 1, quick_gelu, gelu, elu at alpha 1, selu, swiglu and geglu, and any
+entry declared the same way); the backward is that function's
 derivative, whatever form the entry declares it in (the forward fixes the function). docs/kernels.md, "float32
 by hand-written kernels", has the measured errors and costs.
 tests/kernels/test_native32.py measures both against float64 on dense sets of every binade and on the edges.
