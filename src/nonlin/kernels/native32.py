@@ -260,10 +260,7 @@ static inline VF tanh_grad_f(VF go, VF x) {
 // silu's gate times a numerator: xs sigma(x) = (h + l) 2^k, xs = x times a power of two (the caller's scale;
 // sigma from x itself): xs / (1 + u) for x >= 0, [xs E / D] 2^k for x < 0 (xs E an exact two-product), one
 // quotient; u = e^-|x| down to e^-200 (|x sigma(x) v| < 2^-150 beyond for every float32 v)
-static inline Parts silu_parts(VF x, VF xs) {
-  OnePlus o;
-  one_plus(at::vec::maximum(-x.abs(), C(-200.0f)), o);
-  const VF pos = x >= C(0.0f);
+static inline Parts times_sigma(VF xs, VF pos, const OnePlus& o) {  // (pos: the argument of sigma is >= 0)
   const VF ph = xs * o.e.h;
   const VF pl = fma_(xs, o.e.h, -ph) + xs * o.e.l;
   Parts p;
@@ -271,33 +268,43 @@ static inline Parts silu_parts(VF x, VF xs) {
   p.k = VF::blendv(o.e.k, C(0.0f), pos);
   return p;
 }
+static inline Parts silu_parts(VF x, VF xs) {
+  OnePlus o;
+  one_plus(at::vec::maximum(-x.abs(), C(-200.0f)), o);
+  return times_sigma(xs, x >= C(0.0f), o);
+}
 
 // silu'(x) = N / D^2 as parts: N = 1 + u (1 + x) for x >= 0 (positive terms), N = E (1 + x + u) 2^k for x < 0
 // (u = e^-|x|, each sum and product carried as hi + lo); near its zero x0 = -1.2785 the polynomial in
 // d = x - x0 of ops.torch_compiled.swish_grad_float32 (the same fit); below -200 a negative zero
-static inline Parts silu_grad_parts(VF x) {
-  const VF xc = at::vec::minimum(at::vec::maximum(x, C(-200.0f)), C(30.0f));  // beyond 30, silu' rounds to 1
-  OnePlus o;
-  one_plus(-xc.abs(), o);
+// silu'(z) = N / D^2 away from its zero, for z = zh (+ zl where LOW: quick_gelu's beta x) and u = e^-|z| in o
+template <bool LOW> static inline Parts silu_grad_far(VF zh, VF zl, VF pos, const OnePlus& o) {
   const VF t = o.s64 * C(0x1p-64f);
   const VF uh = o.e.h * t, ul = o.e.l * t;
-  const VF sh = C(1.0f) + xc, sb = sh - C(1.0f);
-  const VF sl = (C(1.0f) - (sh - sb)) + (xc - sb);  // 1 + x = sh + sl (TwoSum)
+  const VF sh = C(1.0f) + zh, sb = sh - C(1.0f);
+  VF sl = (C(1.0f) - (sh - sb)) + (zh - sb);  // 1 + z = sh + sl (TwoSum)
+  if constexpr (LOW) sl = sl + zl;
   const VF wh = uh * sh;
   const VF wl = fma_(uh, sh, -wh) + (uh * sl + ul * sh);
   const VF nph = C(1.0f) + wh;
-  const VF npl = ((C(1.0f) - nph) + wh) + wl;  // 1 + u (1 + x), u (1 + x) <= 1
+  const VF npl = ((C(1.0f) - nph) + wh) + wl;  // 1 + u (1 + z), u (1 + z) <= 1
   const VF mh = sh + uh, mb = mh - sh;
-  const VF ml = ((sh - (mh - mb)) + (uh - mb)) + (sl + ul);  // 1 + x + u (TwoSum)
+  const VF ml = ((sh - (mh - mb)) + (uh - mb)) + (sl + ul);  // 1 + z + u (TwoSum)
   const VF qh = o.e.h * mh;
   const VF ql = fma_(o.e.h, mh, -qh) + (o.e.h * ml + o.e.l * mh);
-  const VF pos = x >= C(0.0f);
   const VF nh = VF::blendv(qh, nph, pos), nl = VF::blendv(ql, npl, pos);
   const VF ph = o.dh * o.dh;
   const VF pl = fma_(o.dh, o.dh, -ph) + (o.dh + o.dh) * o.dl;
   const VF inv = C(1.0f) / ph;
   const VF y = nh * inv;
-  Parts p = {y, (fma_(-y, ph, nh) + fma_(-y, pl, nl)) * inv, VF::blendv(o.e.k, C(0.0f), pos)};
+  return {y, (fma_(-y, ph, nh) + fma_(-y, pl, nl)) * inv, VF::blendv(o.e.k, C(0.0f), pos)};
+}
+
+static inline Parts silu_grad_parts(VF x) {
+  const VF xc = at::vec::minimum(at::vec::maximum(x, C(-200.0f)), C(30.0f));  // beyond 30, silu' rounds to 1
+  OnePlus o;
+  one_plus(-xc.abs(), o);
+  Parts p = silu_grad_far<false>(xc, xc, x >= C(0.0f), o);
   const VF dh = x - C(SILU_X0_HI);
   const VF d = dh - C(SILU_X0_LO);
   p = blend(p, near_zero(dh, d, SILU_GRAD_P(d), SILU_X0_LO, SILU_C0_HI, SILU_C0_LO), dh.abs() < C(SILU_GRAD_ZONE));
@@ -324,13 +331,7 @@ static inline Parts quick_parts(VF x, VF xs) {
   minus_abs(zh, zl, nzh, nzl);
   OnePlus o;
   one_plus(nzh, nzl, o);
-  const VF pos = x >= C(0.0f);
-  const VF ph = xs * o.e.h;
-  const VF pl = fma_(xs, o.e.h, -ph) + xs * o.e.l;
-  Parts p;
-  quotient2(VF::blendv(ph, xs, pos), VF::blendv(pl, C(0.0f), pos), o.dh, o.dl, p.h, p.l);
-  p.k = VF::blendv(o.e.k, C(0.0f), pos);
-  return p;
+  return times_sigma(xs, x >= C(0.0f), o);
 }
 
 // quick_gelu'(x) = silu'(z), z = beta x: silu_grad_parts's form with 1 + z = sh + sl carrying zl; near its zero
@@ -343,25 +344,7 @@ static inline Parts quick_grad_parts(VF x) {
   minus_abs(zh, zl, nzh, nzl);
   OnePlus o;
   one_plus(nzh, nzl, o);
-  const VF t = o.s64 * C(0x1p-64f);
-  const VF uh = o.e.h * t, ul = o.e.l * t;
-  const VF sh = C(1.0f) + zh, sb = sh - C(1.0f);
-  const VF sl = ((C(1.0f) - (sh - sb)) + (zh - sb)) + zl;  // 1 + z (TwoSum, then zl)
-  const VF wh = uh * sh;
-  const VF wl = fma_(uh, sh, -wh) + (uh * sl + ul * sh);
-  const VF nph = C(1.0f) + wh;
-  const VF npl = ((C(1.0f) - nph) + wh) + wl;
-  const VF mh = sh + uh, mb = mh - sh;
-  const VF ml = ((sh - (mh - mb)) + (uh - mb)) + (sl + ul);
-  const VF qh = o.e.h * mh;
-  const VF ql = fma_(o.e.h, mh, -qh) + (o.e.h * ml + o.e.l * mh);
-  const VF pos = x >= C(0.0f);
-  const VF nh = VF::blendv(qh, nph, pos), nl = VF::blendv(ql, npl, pos);
-  const VF ph = o.dh * o.dh;
-  const VF pl = fma_(o.dh, o.dh, -ph) + (o.dh + o.dh) * o.dl;
-  const VF inv = C(1.0f) / ph;
-  const VF y = nh * inv;
-  Parts p = {y, (fma_(-y, ph, nh) + fma_(-y, pl, nl)) * inv, VF::blendv(o.e.k, C(0.0f), pos)};
+  Parts p = silu_grad_far<true>(zh, zl, x >= C(0.0f), o);
   const VF dh = x - C(QG_X0_HI);
   const VF d = dh - C(QG_X0_LO);
   p = blend(p, near_zero(dh, d, QG_GRAD_P(d), QG_X0_LO, QG_C0_HI, QG_C0_LO), dh.abs() < C(QG_ZONE));
