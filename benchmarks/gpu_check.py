@@ -91,7 +91,11 @@ def check_entry(name: str, dtype: torch.dtype, fp32_compute: str = "float64") ->
 
 
 def check_params(name: str) -> float:
-    """Max relative difference of fused vs eager gradients (inputs and learnable parameters), float64."""
+    """Max relative difference of fused vs eager gradients (inputs and learnable parameters), float64, each
+    element against its own magnitude or a thousandth of the tensor's largest, whichever is larger: where a
+    gradient crosses zero (swiglu's v silu'(g) at g = -1.28) two float64 evaluations that differ in their last bits
+    differ by 1e-16 of a value near 1e-8, which is no error (one CI run of the interpreter: 3.1e-9 relative to
+    the element alone, 7.8e-16 in the others; on a GPU libdevice's and the eager path's libm differ likewise)."""
     s = nonlin.spec(name)
     f = nonlin.functional.function(name)
     dev = DEVICE
@@ -108,7 +112,10 @@ def check_params(name: str) -> float:
         with use(mode, **BACKEND):
             y = f(x, **kw)
             out.append(torch.autograd.grad(y.square().sum(), leaves))
-    return max(float(((a - b).abs() / b.abs().clamp_min(1e-300)).max()) for a, b in zip(*out, strict=True))
+    return max(
+        float(((a - b).abs() / torch.maximum(b.abs(), 1e-3 * b.abs().max()).clamp_min(1e-300)).max())
+        for a, b in zip(*out, strict=True)
+    )
 
 
 def check_entries(entries: list[str], quick: bool, full: bool) -> list[str]:
