@@ -460,10 +460,8 @@ static inline VF elu_like_grad_f(VF go, VF x, float sh, float sl, float ch, floa
   const VF nh = e.h * C(ch);
   const Parts neg = {nh, fma_(e.h, C(ch), -nh) + (e.h * C(cl) + e.l * C(ch)), e.k};
   const Parts pos = {C(sh), C(sl), C(0.0f)};
-  const VF right = x > C(0.0f);
-  const VF r = scaled_product(go, blend(neg, pos, right));
-  const VF s = VF::blendv(r, go * C(sh), right & (go.abs() == C(INFINITY)));  // (as in the forward)
-  return nan_to(zero_derivative_at(s, go, x == C(-INFINITY)), x);
+  const VF r = scaled_product(go, blend(neg, pos, x > C(0.0f)));  // (an infinite go: go S or go C e^x, IEEE's)
+  return nan_to(zero_derivative_at(r, go, x == C(-INFINITY)), x);
 }
 
 static inline VF elu_f(VF x) { return elu_like_f(x, 1.0f, 0.0f, 1.0f, 0.0f); }

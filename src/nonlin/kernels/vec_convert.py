@@ -101,7 +101,8 @@ def _wrap(original, also: Callable[[str], str] | None = None):
 
 
 def installed() -> bool:
-    """Whether the conversions are added to every kernel this process builds (`install`)."""
+    """Whether the conversions are added to the kernels this process builds now: after `install`, or inside a
+    `vector_conversions` scope."""
     hook = _hook()
     return hook is not None and hasattr(hook.cpp_pybinding, "nonlin_original")
 
