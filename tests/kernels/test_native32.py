@@ -11,6 +11,7 @@ import torch
 import nonlin
 import nonlin.functional as F
 from nonlin import route
+from nonlin.catalog.additions_pointwise import _TANHSHRINK_SERIES
 from nonlin.catalog.smooth import SELU_ALPHA, SELU_SCALE
 from nonlin.kernels import cpu, dispatch, native32
 
@@ -37,7 +38,15 @@ REFERENCE = {
         lambda x: SELU_SCALE * np.where(x > 0, x, SELU_ALPHA * np.expm1(np.where(x > 0, 0.0, x))),
         lambda x: SELU_SCALE * np.where(x > 0, 1.0, SELU_ALPHA * np.exp(np.minimum(x, 0.0))),
     ),
+    "tanhshrink": (lambda x: _tanhshrink(x), lambda x: np.tanh(x) ** 2),
 }
+
+
+def _tanhshrink(x: np.ndarray) -> np.ndarray:
+    """x - tanh x in float64 without its cancellation: the catalog's Taylor series below 1/2 (1e-16 relative)."""
+    small = np.where(np.abs(x) < 0.5, x, 0.0)
+    series = small**3 * np.polyval(_TANHSHRINK_SERIES[::-1], small * small)
+    return np.where(np.abs(x) < 0.5, series, x - np.tanh(x))
 
 
 def _gelu_grad(x: np.ndarray) -> np.ndarray:
@@ -49,7 +58,9 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # Bounds (float32 ULP of the true value), forward and backward (go f'(x)); measured on every 1021st float32 and
 # 4.8M dense points (and 2M around silu's and gelu's derivative zeros): sigmoid 0.76 / 0.80, tanh 0.72 / 0.78,
 # silu 0.89 / 0.85, gelu 1.06 / 1.09, elu 0.79 / 0.84, selu 0.75 / 0.79, quick_gelu 0.97 / 1.14 (1.702 x carried as
-# hi + lo; the reduction's rounded argument, then silu' cancelling just outside the zero's zone). Up to 1 ULP just below 2^-126, where the quotient (rounded to float32's 24
+# hi + lo; the reduction's rounded argument, then silu' cancelling just outside the zero's zone), tanhshrink 0.94 / 1.15
+# (the series' float32 Horner at its edge, 0.87; tanh's error doubled in tanh^2, at 0.14: also on 2M dense points
+# over [-1.2, 1.2] and 200K of 2^-[0, 60]). Up to 1 ULP just below 2^-126, where the quotient (rounded to float32's 24
 # bits) is rounded again to the subnormal grid, which is as fine there (silu's 0.89 at x = -91.9); gelu's pieces
 # (erfcx's fit and its float32 evaluation, the quotient, e^{-a^2/2} to 2^-26) add up to ~1 (the goal is 2).
 # Every operation is correctly rounded IEEE arithmetic, so the bits, and these errors, are the same under AVX2
@@ -63,6 +74,7 @@ BOUNDS = {
     "elu": (0.9, 0.95),
     "selu": (0.85, 0.9),
     "quick_gelu": (1.05, 1.25),
+    "tanhshrink": (1.05, 1.25),
 }
 
 needs_kernels = pytest.mark.skipif(
@@ -165,7 +177,7 @@ def test_the_bits_do_not_depend_on_position_or_threads(primitive):
 
 
 @needs_kernels
-@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu", "gelu", "selu", "quick_gelu"])
+@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu", "gelu", "selu", "quick_gelu", "tanhshrink"])
 def test_float32_calls_of_the_entries_take_the_native_kernels(name):
     """The default route of a float32 call (inference and training) runs the hand-written kernels, saves the
     input alone, and its backward is the kernel's; other dtypes and settings keep their kernels."""
@@ -206,6 +218,7 @@ def test_an_entry_written_as_the_primitive_takes_it():
     assert of("gelu") == "gelu" and of("xgelu", alpha=1.0) is None and of("gelu_tanh") is None
     assert of("selu") == "selu" and of("elu", alpha=1.0) == "elu" and of("elu", alpha=2.0) is None
     assert of("celu", alpha=1.0) is None
+    assert of("tanhshrink") == "tanhshrink" and of("softsign") is None
 
 
 def test_without_a_vector_isa_the_generated_kernels_run(monkeypatch):
@@ -264,7 +277,7 @@ def test_infinite_incoming_gradients_give_the_ieee_product(primitive):
 
 
 @needs_kernels
-@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu", "gelu", "selu", "quick_gelu"])
+@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu", "gelu", "selu", "quick_gelu", "tanhshrink"])
 def test_inside_torch_compile_the_kernels_run_as_ops(name):
     """A user's torch.compile puts the same kernels in its graph (two custom ops, opaque to inductor): a compiled
     model computes the eager one's bits, forward and gradient."""

@@ -35,6 +35,7 @@ from collections.abc import Callable
 
 import torch
 
+from nonlin.catalog.additions_pointwise import _TANHSHRINK_SERIES
 from nonlin.catalog.smooth import SELU_ALPHA, SELU_SCALE
 from nonlin.kernels.gather import row_layout
 
@@ -255,6 +256,60 @@ static inline VF tanh_f(VF x) {
 // go sech^2(x) = go 4u / (1 + u)^2, u = e^-2|x| (sech^2 x = 4 sigma'(2x))
 static inline VF tanh_grad_f(VF go, VF x) {
   return nan_to(zero_derivative_at(grad_core(go, x.abs() * C(2.0f), 4.0f), go, x.abs() == C(INFINITY)), x);
+}
+
+// tanhshrink(x) = x - tanh(x), odd. For a = |x| >= 7/8: (a - 1) + w, w = 1 - tanh a = 2u / (1 + u) (u = e^-2a,
+// one quotient, as hi + lo), a - 1 exact (a >= 1/2; above 2^24 it rounds as the result does) and the sum a TwoSum:
+// w's error, ~2^-26, grows by at most w / f = 1.7 (a = 7/8; nil above 1, where both terms are >= 0). Below 7/8
+// (where 1 - a cancels against w, 3 ULP at a = 1/2) the Taylor series a^3 S(a^2) of the catalog's
+// _TANHSHRINK_SERIES, 18 terms (the next is 2^-30 S at 7/8): S = 1/3 + t R(t) with 1/3 as hi + lo, t R(t) (at
+// most 0.26 of S) in float32 Horner, a^2 and a^3 exact two-products; a below 2^-32 scaled by 2^32 first (a^3 stays
+// normal down to a = 2^-51, below which the result rounds to 0), the scale undone by one multiplication last
+static inline VF tanhshrink_f(VF x) {
+  const VF a = x.abs();
+  OnePlus o;
+  one_plus(at::vec::maximum(a * C(-2.0f), C(-40.0f)), o);  // (2e^-40 is below a - 1's last bit from a = 7/8)
+  VF yh, yl;
+  quotient2(o.e.h, o.e.l, o.dh, o.dl, yh, yl);
+  const VF t2 = pow2(o.e.k + C(1.0f));
+  const VF wh = yh * t2, wl = yl * t2;
+  const VF b = a - C(1.0f);
+  const VF s = b + wh, sb = s - b;
+  VF y = s + (((b - (s - sb)) + (wh - sb)) + wl);
+  const VF tiny = a < C(0x1p-32f);
+  const VF as = a * VF::blendv(C(1.0f), C(0x1p32f), tiny);
+  const VF th = as * as, tl = fma_(as, as, -th);
+  const VF ah = as * th, al = fma_(as, th, -ah) + as * tl;  // a^3 (scaled)
+  const VF tu = a * a;
+  const VF p = tu * TANHSHRINK_R(tu);
+  const VF pe = fma_(tu, TANHSHRINK_R(tu), -p) + fma_(a, a, -tu) * C(TANHSHRINK_R0);
+  const VF sh = C(THIRD_HI) + p;
+  const VF sl = ((C(THIRD_HI) - sh) + p) + (pe + C(THIRD_LO));  // (Fast2Sum: 1/3 >= |p|)
+  const VF near = fma_(ah, sh, fma_(ah, sl, al * sh)) * VF::blendv(C(1.0f), C(0x1p-96f), tiny);
+  y = VF::blendv(y, near, a < C(0.875f));
+  y = VF::blendv(y, a, a == C(INFINITY));
+  return nan_to(y | (x & C(-0.0f)), x);
+}
+
+// go tanh^2(x): tanh |x| = th + tl, the quotient of tanh_f as hi + lo (a - a^3/3 below 2^-12, a scaled by 2^64
+// below 2^-32 so that its square stays normal), squared as hi + lo, the product with go rounded once
+static inline VF tanhshrink_grad_f(VF go, VF x) {
+  const VF a = x.abs();
+  OnePlus o;
+  one_plus(at::vec::maximum(a * C(-2.0f), C(-24.0f)), o);
+  const VF t = pow2(o.e.k);
+  const VF uh = o.e.h * t, ul = o.e.l * t;
+  const VF nh = C(1.0f) - uh;
+  const VF nl = ((C(1.0f) - nh) - uh) - ul;  // (Fast2Sum: 1 >= uh)
+  VF th, tl;
+  quotient2(nh, nl, o.dh, o.dl, th, tl);
+  const VF small = a < C(0x1p-12f), tiny = a < C(0x1p-32f);
+  const VF as = a * VF::blendv(C(1.0f), C(0x1p64f), tiny);
+  th = VF::blendv(th, as, small);
+  tl = VF::blendv(tl, (as * (a * a)) * C(-0.333333343f), small);
+  const VF ph = th * th;
+  const VF pl = fma_(th, th, -ph) + (th + th) * tl;
+  return nan_to(scaled_product(go, {ph, pl, VF::blendv(C(0.0f), C(-128.0f), tiny)}), x);
 }
 
 // silu's gate times a numerator: xs sigma(x) = (h + l) 2^k, xs = x times a power of two (the caller's scale;
@@ -614,6 +669,7 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
     "elu": ("elu_f", "elu_grad_f"),
     "selu": ("selu_f", "selu_grad_f"),
     "quick_gelu": ("quick_gelu_f", "quick_gelu_grad_f"),
+    "tanhshrink": ("tanhshrink_f", "tanhshrink_grad_f"),
 }
 # gated kernels: gate(g) v and its two gradients
 GATED: dict[str, tuple[str, str]] = {
@@ -729,7 +785,11 @@ def _constants() -> str:
         INV_SQRT_2PI_HI=_f32_value(_INV_SQRT_2PI),
         INV_SQRT_2PI_LO=_INV_SQRT_2PI - _f32_value(_INV_SQRT_2PI),
     )
+    series = _TANHSHRINK_SERIES[:18]  # S(t) = 1/3 + t R(t), R's coefficients series[1:]
+    assert series[0] == 1.0 / 3.0
+    values.update(THIRD_HI=_f32_value(1.0 / 3.0), THIRD_LO=1.0 / 3.0 - _f32_value(1.0 / 3.0), TANHSHRINK_R0=series[1])
     lines = [f"#define {k} {_f32(v)}" for k, v in values.items()]
+    lines.append(f"#define TANHSHRINK_R(d) ({_horner(series[:0:-1])})")
     lines.append(f"#define SILU_GRAD_P(d) ({_horner(tc._SILU_GRAD_P)})")
     lines.append(f"#define GELU_GRAD_P(d) ({_horner(tc._GELU_GRAD_P)})")
     lines.append(f"#define QG_GRAD_P(d) ({_horner(q_p)})")
@@ -815,6 +875,8 @@ FORMS: dict[str, tuple] = {
         SELU_SCALE,
         ("where", ("gt", "x", 0.0), "x", ("mul", SELU_ALPHA, ("expm1", ("minimum", "x", 0.0)))),
     ),
+    # the catalog's series-and-difference body, too long to write out: its trace (`_traced_form`)
+    "tanhshrink": ("entry", "tanhshrink"),
     # gated: "g" and "v" the two inputs
     "swiglu": ("swiglu", "g", "v", 1.0),
     "geglu": ("mul", ("gated", "g", ("norm_cdf", "g")), "v"),
@@ -837,10 +899,32 @@ def primitive_of(plan) -> str | None:
             return getattr(a, "op", None) == b[0] and len(a.args) == len(b) - 1 and all(map(matches, a.args, b[1:]))
         return a is inputs.get(b) if b in ("x", "g", "v") else (not hasattr(a, "op") and a == b)
 
-    for name, (op, *args) in FORMS.items():
+    for name, form in FORMS.items():
+        op, *args = _traced_form(form[1]) if form[0] == "entry" else form
         if getattr(y, "op", None) == op and len(y.args) == len(args) and all(map(matches, y.args, args)):
             return name
     return None
+
+
+_TRACED_FORMS: dict[str, tuple] = {}
+
+
+def _traced_form(entry: str) -> tuple:
+    """An entry's traced forward at its defaults as a form of `FORMS`: nested (op, arguments), "x" the input."""
+    if entry not in _TRACED_FORMS:
+        from nonlin.kernels.trace import trace
+        from nonlin.registry import spec
+
+        s = spec(entry)
+        t = trace(s.forward, ("x",), s.defaults(), ())
+
+        def form(node):
+            if node is t.inputs[0]:
+                return "x"
+            return (node.op, *map(form, node.args)) if hasattr(node, "op") else node
+
+        _TRACED_FORMS[entry] = form(t.outputs[0])
+    return _TRACED_FORMS[entry]
 
 
 # Inside a caller's torch.compile the kernels are these two ops, opaque to inductor (its code for the generated
