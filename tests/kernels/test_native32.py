@@ -39,6 +39,10 @@ REFERENCE = {
         lambda x: SELU_SCALE * np.where(x > 0, 1.0, SELU_ALPHA * np.exp(np.minimum(x, 0.0))),
     ),
     "tanhshrink": (lambda x: _tanhshrink(x), lambda x: np.tanh(x) ** 2),
+    "softcap": (
+        lambda x: 50.0 * np.tanh(x / 50.0),
+        lambda x: np.where(np.isinf(x), 0.0, 1.0 / np.cosh(np.minimum(np.abs(x / 50.0), 355.0)) ** 2),
+    ),
 }
 
 
@@ -60,8 +64,9 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # silu 0.89 / 0.85, gelu 1.06 / 1.09, elu 0.79 / 0.84, selu 0.75 / 0.79, quick_gelu 0.97 / 1.14 (1.702 x carried as
 # hi + lo; the reduction's rounded argument, then silu' cancelling just outside the zero's zone), tanhshrink 0.94 / 1.15
 # (the series' float32 Horner at its edge, 0.87; tanh's error doubled in tanh^2, at 0.14: also on 2M dense points
-# over [-1.2, 1.2] and 200K of 2^-[0, 60]). Up to 1 ULP just below 2^-126, where the quotient (rounded to float32's 24
-# bits) is rounded again to the subnormal grid, which is as fine there (silu's 0.89 at x = -91.9); gelu's pieces
+# over [-1.2, 1.2] and 200K of 2^-[0, 60]), softcap 0.80 / 0.79 (x / 50 carried as hi + lo outside the
+# exponential's reduced argument: folded into it, 1.37 forward). Up to 1 ULP just below 2^-126, where the quotient
+# (rounded to float32's 24 bits) is rounded again to the subnormal grid, which is as fine there (silu's 0.89 at x = -91.9); gelu's pieces
 # (erfcx's fit and its float32 evaluation, the quotient, e^{-a^2/2} to 2^-26) add up to ~1 (the goal is 2).
 # Every operation is correctly rounded IEEE arithmetic, so the bits, and these errors, are the same under AVX2
 # and AVX-512 (.ci/isa_matrix.py runs this file under each; under the default ISA the kernels are not used:
@@ -75,6 +80,7 @@ BOUNDS = {
     "selu": (0.85, 0.9),
     "quick_gelu": (1.05, 1.25),
     "tanhshrink": (1.05, 1.25),
+    "softcap": (0.9, 0.9),
 }
 
 needs_kernels = pytest.mark.skipif(
@@ -177,17 +183,18 @@ def test_the_bits_do_not_depend_on_position_or_threads(primitive):
 
 
 @needs_kernels
-@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu", "gelu", "selu", "quick_gelu", "tanhshrink"])
+@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu", "gelu", "selu", "quick_gelu", "tanhshrink", "softcap"])
 def test_float32_calls_of_the_entries_take_the_native_kernels(name):
     """The default route of a float32 call (inference and training) runs the hand-written kernels, saves the
     input alone, and its backward is the kernel's; other dtypes and settings keep their kernels."""
     s = nonlin.spec(name)
-    job = dispatch.job_for(s, torch.float32, {})
+    defaults = s.defaults()
+    job = dispatch.job_for(s, torch.float32, defaults)
     assert job is not None and job.native == name
-    assert dispatch.job_for(s, torch.float64, {}).native is None
-    assert dispatch.job_for(s, torch.bfloat16, {}).native is None
+    assert dispatch.job_for(s, torch.float64, defaults).native is None
+    assert dispatch.job_for(s, torch.bfloat16, defaults).native is None
     with nonlin.use(fp32_compute="float64"):
-        assert dispatch.job_for(s, torch.float32, {}).native is None
+        assert dispatch.job_for(s, torch.float32, defaults).native is None
     x = (torch.randn(route.LARGE_NUMEL, generator=torch.Generator().manual_seed(3)) * 5).requires_grad_()
     go = torch.randn(x.shape)
     with route.recording() as taken:
@@ -219,6 +226,7 @@ def test_an_entry_written_as_the_primitive_takes_it():
     assert of("selu") == "selu" and of("elu", alpha=1.0) == "elu" and of("elu", alpha=2.0) is None
     assert of("celu", alpha=1.0) is None
     assert of("tanhshrink") == "tanhshrink" and of("softsign") is None
+    assert of("softcap", cap=50.0) == "softcap" and of("softcap", cap=30.0) is None
 
 
 def test_without_a_vector_isa_the_generated_kernels_run(monkeypatch):
@@ -277,7 +285,7 @@ def test_infinite_incoming_gradients_give_the_ieee_product(primitive):
 
 
 @needs_kernels
-@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu", "gelu", "selu", "quick_gelu", "tanhshrink"])
+@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu", "gelu", "selu", "quick_gelu", "tanhshrink", "softcap"])
 def test_inside_torch_compile_the_kernels_run_as_ops(name):
     """A user's torch.compile puts the same kernels in its graph (two custom ops, opaque to inductor): a compiled
     model computes the eager one's bits, forward and gradient."""

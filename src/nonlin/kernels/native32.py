@@ -35,7 +35,6 @@ from collections.abc import Callable
 
 import torch
 
-from nonlin.catalog.additions_pointwise import _TANHSHRINK_SERIES
 from nonlin.catalog.smooth import SELU_ALPHA, SELU_SCALE
 from nonlin.kernels.gather import row_layout
 
@@ -258,12 +257,20 @@ static inline VF tanh_grad_f(VF go, VF x) {
   return nan_to(zero_derivative_at(grad_core(go, x.abs() * C(2.0f), 4.0f), go, x.abs() == C(INFINITY)), x);
 }
 
+// (1 - u) / (1 + u) = th + tl for u = e^-2|z| in o (tanh |z|: tanh_f's quotient, as hi + lo)
+static inline void tanh_parts(const OnePlus& o, VF& th, VF& tl) {
+  const VF t = pow2(o.e.k);
+  const VF uh = o.e.h * t, ul = o.e.l * t;
+  const VF nh = C(1.0f) - uh;
+  const VF nl = ((C(1.0f) - nh) - uh) - ul;  // (Fast2Sum: 1 >= uh)
+  quotient2(nh, nl, o.dh, o.dl, th, tl);
+}
+
 // tanhshrink(x) = x - tanh(x), odd. For a = |x| >= 7/8: (a - 1) + w, w = 1 - tanh a = 2u / (1 + u) (u = e^-2a,
 // one quotient, as hi + lo), a - 1 exact (a >= 1/2; above 2^24 it rounds as the result does) and the sum a TwoSum:
 // w's error, ~2^-26, grows by at most w / f = 1.7 (a = 7/8; nil above 1, where both terms are >= 0). Below 7/8
-// (where 1 - a cancels against w, 3 ULP at a = 1/2) the Taylor series a^3 S(a^2) of the catalog's
-// _TANHSHRINK_SERIES, 18 terms (the next is 2^-30 S at 7/8): S = 1/3 + t R(t) with 1/3 as hi + lo, t R(t) (at
-// most 0.26 of S) in float32 Horner, a^2 and a^3 exact two-products; a below 2^-32 scaled by 2^32 first (a^3 stays
+// (where 1 - a cancels against w, 3 ULP at a = 1/2) the series a^3 S(a^2), S = 1/3 + t R(t) with 1/3 as hi + lo,
+// t R(t) (at most 0.26 of S) in float32 Horner (R the fitted degree-6 polynomial of _TANHSHRINK_R, 2^-29.7), a^2 and a^3 exact two-products; a below 2^-32 scaled by 2^32 first (a^3 stays
 // normal down to a = 2^-51, below which the result rounds to 0), the scale undone by one multiplication last
 static inline VF tanhshrink_f(VF x) {
   const VF a = x.abs();
@@ -281,8 +288,9 @@ static inline VF tanhshrink_f(VF x) {
   const VF th = as * as, tl = fma_(as, as, -th);
   const VF ah = as * th, al = fma_(as, th, -ah) + as * tl;  // a^3 (scaled)
   const VF tu = a * a;
-  const VF p = tu * TANHSHRINK_R(tu);
-  const VF pe = fma_(tu, TANHSHRINK_R(tu), -p) + fma_(a, a, -tu) * C(TANHSHRINK_R0);
+  const VF r = TANHSHRINK_R(tu);
+  const VF p = tu * r;
+  const VF pe = fma_(tu, r, -p) + fma_(a, a, -tu) * C(TANHSHRINK_R0);
   const VF sh = C(THIRD_HI) + p;
   const VF sl = ((C(THIRD_HI) - sh) + p) + (pe + C(THIRD_LO));  // (Fast2Sum: 1/3 >= |p|)
   const VF near = fma_(ah, sh, fma_(ah, sl, al * sh)) * VF::blendv(C(1.0f), C(0x1p-96f), tiny);
@@ -297,12 +305,8 @@ static inline VF tanhshrink_grad_f(VF go, VF x) {
   const VF a = x.abs();
   OnePlus o;
   one_plus(at::vec::maximum(a * C(-2.0f), C(-24.0f)), o);
-  const VF t = pow2(o.e.k);
-  const VF uh = o.e.h * t, ul = o.e.l * t;
-  const VF nh = C(1.0f) - uh;
-  const VF nl = ((C(1.0f) - nh) - uh) - ul;  // (Fast2Sum: 1 >= uh)
   VF th, tl;
-  quotient2(nh, nl, o.dh, o.dl, th, tl);
+  tanh_parts(o, th, tl);
   const VF small = a < C(0x1p-12f), tiny = a < C(0x1p-32f);
   const VF as = a * VF::blendv(C(1.0f), C(0x1p64f), tiny);
   th = VF::blendv(th, as, small);
@@ -404,6 +408,53 @@ static inline Parts quick_grad_parts(VF x) {
   const VF d = dh - C(QG_X0_LO);
   p = blend(p, near_zero(dh, d, QG_GRAD_P(d), QG_X0_LO, QG_C0_HI, QG_C0_LO), dh.abs() < C(QG_ZONE));
   return blend(p, {C(-0.0f), C(0.0f), C(0.0f)}, x < C(-117.5f));
+}
+
+// softcap at its default cap c = 50: c tanh(x / c), z = x / c carried as zh + zl (1/c as hi + lo, the first
+// product's error exact: z to 2^-48 relative, so that e^-2|z| is that of z itself: zh alone would cost 2 |z| ULP
+// of the argument's rounding in the derivative), c (th + tl) rounded once; for |z| < 2^-12, x - x z^2 / 3
+// rounded once (c (zh + zl) is x to 2^-48; the omitted 2 z^5 / 15 is below 2^-50 z)
+static inline void over_cap(VF x, VF& nzh, VF& nzl) {  // -2 |x / c| = nzh + nzl, clamped at `floor` by the caller
+  const VF zh = x * C(SOFTCAP_INV_HI);
+  const VF zl = fma_(x, C(SOFTCAP_INV_HI), -zh) + x * C(SOFTCAP_INV_LO);
+  minus_abs(zh, zl, nzh, nzl);
+  nzh = nzh * C(2.0f);
+  nzl = nzl * C(2.0f);
+}
+// u = e^(z + zl) = e^z (1 + zl) with zl outside the reduced argument (exp_parts(z, zl) rounds r + zl: for k = 0,
+// |r| = |z| up to 0.35, that is 2^-24 |z| relative, as much as 1 - u itself where z is small: 1.4 ULP in tanh), z
+// clamped at `floor` (and zl then 0)
+static inline void one_plus_clamped(VF z, VF zl, float floor, OnePlus& o) {
+  const VF clamped = z < C(floor);
+  exp_parts(VF::blendv(z, C(floor), clamped), o.e);
+  o.e.l = fma_(VF::blendv(zl, C(0.0f), clamped), o.e.h, o.e.l);
+  one_plus_of(o);
+}
+static inline VF softcap_f(VF x) {
+  VF nzh, nzl;
+  over_cap(x, nzh, nzl);
+  OnePlus o;
+  one_plus_clamped(nzh, nzl, -24.0f, o);  // (beyond, c tanh rounds to c)
+  VF th, tl;
+  tanh_parts(o, th, tl);
+  VF y = fma_(C(SOFTCAP_C), th, C(SOFTCAP_C) * tl);
+  const VF zh = nzh * C(-0.5f);  // |zh|
+  y = VF::blendv(y, fma_((x.abs() * zh) * C(-0.333333343f), zh, x.abs()), zh < C(0x1p-12f));
+  return nan_to(y | (x & C(-0.0f)), x);
+}
+// go sech^2(x / c) = go 4u / (1 + u)^2, u = e^-2|z| with z = zh + zl (grad_core's form, its argument carried)
+static inline VF softcap_grad_f(VF go, VF x) {
+  VF nzh, nzl;
+  over_cap(x, nzh, nzl);
+  OnePlus o;
+  one_plus_clamped(nzh, nzl, -194.0f, o);
+  const VF ph = o.dh * o.dh;
+  const VF pl = fma_(o.dh, o.dh, -ph) + (o.dh + o.dh) * o.dl;
+  const VF inv = C(1.0f) / ph;
+  const VF y = o.e.h * inv;
+  const VF r = (fma_(-y, ph, o.e.h) + fma_(-y, pl, o.e.l)) * inv;
+  const VF g = scaled_product(go, {y * C(4.0f), r * C(4.0f), o.e.k});
+  return nan_to(zero_derivative_at(g, go, x.abs() == C(INFINITY)), x);
 }
 
 // The Gaussian pieces of ops.torch_compiled.norm_cdf_float32 for 0 <= a <= 16, with FMA: e^{-a^2/2} = 2^k E
@@ -670,6 +721,7 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
     "selu": ("selu_f", "selu_grad_f"),
     "quick_gelu": ("quick_gelu_f", "quick_gelu_grad_f"),
     "tanhshrink": ("tanhshrink_f", "tanhshrink_grad_f"),
+    "softcap": ("softcap_f", "softcap_grad_f"),
 }
 # gated kernels: gate(g) v and its two gradients
 GATED: dict[str, tuple[str, str]] = {
@@ -726,6 +778,12 @@ def kernel(primitive: str, which: str) -> Callable | None:
 
 
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+SOFTCAP_CAP = 50.0  # the catalog's softcap default (Gemma 2's attention logits)
+# tanhshrink's series below |x| = 7/8, S(t) = 1/3 + t R(t) (t = x^2), R of degree 6 (highest first): printed by
+# `python tools/fit_tanhshrink_float32.py 6 0.875`, 2^-29.7 relative to S (the Taylor polynomial of the catalog's
+# _TANHSHRINK_SERIES needs degree 16 for as much)
+_TANHSHRINK_R = (-0.0001933635212481022, 0.0010685273446142673, -0.003370458958670497, 0.008789537474513054,
+                 -0.021855950355529785, 0.05396704375743866, -0.13333329558372498)  # fmt: skip
 QUICK_GELU_BETA = 1.702  # the catalog's quick_gelu: x sigma(1.702 x)
 
 
@@ -785,11 +843,16 @@ def _constants() -> str:
         INV_SQRT_2PI_HI=_f32_value(_INV_SQRT_2PI),
         INV_SQRT_2PI_LO=_INV_SQRT_2PI - _f32_value(_INV_SQRT_2PI),
     )
-    series = _TANHSHRINK_SERIES[:18]  # S(t) = 1/3 + t R(t), R's coefficients series[1:]
-    assert series[0] == 1.0 / 3.0
-    values.update(THIRD_HI=_f32_value(1.0 / 3.0), THIRD_LO=1.0 / 3.0 - _f32_value(1.0 / 3.0), TANHSHRINK_R0=series[1])
+    values.update(
+        SOFTCAP_C=SOFTCAP_CAP,
+        SOFTCAP_INV_HI=_f32_value(1.0 / SOFTCAP_CAP),
+        SOFTCAP_INV_LO=1.0 / SOFTCAP_CAP - _f32_value(1.0 / SOFTCAP_CAP),
+    )
+    values.update(
+        THIRD_HI=_f32_value(1.0 / 3.0), THIRD_LO=1.0 / 3.0 - _f32_value(1.0 / 3.0), TANHSHRINK_R0=_TANHSHRINK_R[-1]
+    )
     lines = [f"#define {k} {_f32(v)}" for k, v in values.items()]
-    lines.append(f"#define TANHSHRINK_R(d) ({_horner(series[:0:-1])})")
+    lines.append(f"#define TANHSHRINK_R(d) ({_horner(_TANHSHRINK_R)})")
     lines.append(f"#define SILU_GRAD_P(d) ({_horner(tc._SILU_GRAD_P)})")
     lines.append(f"#define GELU_GRAD_P(d) ({_horner(tc._GELU_GRAD_P)})")
     lines.append(f"#define QG_GRAD_P(d) ({_horner(q_p)})")
@@ -877,6 +940,7 @@ FORMS: dict[str, tuple] = {
     ),
     # the catalog's series-and-difference body, too long to write out: its trace (`_traced_form`)
     "tanhshrink": ("entry", "tanhshrink"),
+    "softcap": ("mul", SOFTCAP_CAP, ("tanh", ("div", "x", SOFTCAP_CAP))),
     # gated: "g" and "v" the two inputs
     "swiglu": ("swiglu", "g", "v", 1.0),
     "geglu": ("mul", ("gated", "g", ("norm_cdf", "g")), "v"),
