@@ -39,6 +39,11 @@ REFERENCE = {
         lambda x: SELU_SCALE * np.where(x > 0, 1.0, SELU_ALPHA * np.exp(np.minimum(x, 0.0))),
     ),
     "tanhshrink": (lambda x: _tanhshrink(x), lambda x: np.tanh(x) ** 2),
+    # (HF's gelu_10: the derivative 0 where gelu(x) > 10)
+    "clipped_gelu": (
+        lambda x: np.where(np.isnan(x), np.nan, np.clip(REFERENCE["gelu"][0](x), -10.0, 10.0)),
+        lambda x: np.where(np.isnan(x) | (REFERENCE["gelu"][0](x) <= 10.0), _gelu_grad(x), 0.0),
+    ),
     "softcap": (
         lambda x: 50.0 * np.tanh(x / 50.0),
         lambda x: np.where(np.isinf(x), 0.0, 1.0 / np.cosh(np.minimum(np.abs(x / 50.0), 355.0)) ** 2),
@@ -65,7 +70,8 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # hi + lo; the reduction's rounded argument, then silu' cancelling just outside the zero's zone), tanhshrink 0.94 / 1.15
 # (the series' float32 Horner at its edge, 0.87; tanh's error doubled in tanh^2, at 0.14: also on 2M dense points
 # over [-1.2, 1.2] and 200K of 2^-[0, 60]), softcap 0.80 / 0.79 (x / 50 carried as hi + lo outside the
-# exponential's reduced argument: folded into it, 1.37 forward). Up to 1 ULP just below 2^-126, where the quotient
+# exponential's reduced argument: folded into it, 1.37 forward), clipped_gelu gelu's (whose derivative reaches 1.30
+# at x = -0.986 on the 2M dense points over [-1.2, 1.2]). Up to 1 ULP just below 2^-126, where the quotient
 # (rounded to float32's 24 bits) is rounded again to the subnormal grid, which is as fine there (silu's 0.89 at x = -91.9); gelu's pieces
 # (erfcx's fit and its float32 evaluation, the quotient, e^{-a^2/2} to 2^-26) add up to ~1 (the goal is 2).
 # Every operation is correctly rounded IEEE arithmetic, so the bits, and these errors, are the same under AVX2
@@ -81,6 +87,7 @@ BOUNDS = {
     "quick_gelu": (1.05, 1.25),
     "tanhshrink": (1.05, 1.25),
     "softcap": (0.9, 0.9),
+    "clipped_gelu": (1.15, 1.35),
 }
 
 needs_kernels = pytest.mark.skipif(
@@ -183,7 +190,9 @@ def test_the_bits_do_not_depend_on_position_or_threads(primitive):
 
 
 @needs_kernels
-@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu", "gelu", "selu", "quick_gelu", "tanhshrink", "softcap"])
+@pytest.mark.parametrize(
+    "name", ["sigmoid", "tanh", "silu", "gelu", "selu", "quick_gelu", "tanhshrink", "softcap", "clipped_gelu"]
+)
 def test_float32_calls_of_the_entries_take_the_native_kernels(name):
     """The default route of a float32 call (inference and training) runs the hand-written kernels, saves the
     input alone, and its backward is the kernel's; other dtypes and settings keep their kernels."""
@@ -227,6 +236,8 @@ def test_an_entry_written_as_the_primitive_takes_it():
     assert of("celu", alpha=1.0) is None
     assert of("tanhshrink") == "tanhshrink" and of("softsign") is None
     assert of("softcap", cap=50.0) == "softcap" and of("softcap", cap=30.0) is None
+    assert of("clipped_gelu", min=-10.0, max=10.0) == "clipped_gelu"
+    assert of("clipped_gelu", min=-10.0, max=5.0) is None
 
 
 def test_without_a_vector_isa_the_generated_kernels_run(monkeypatch):
@@ -285,7 +296,9 @@ def test_infinite_incoming_gradients_give_the_ieee_product(primitive):
 
 
 @needs_kernels
-@pytest.mark.parametrize("name", ["sigmoid", "tanh", "silu", "gelu", "selu", "quick_gelu", "tanhshrink", "softcap"])
+@pytest.mark.parametrize(
+    "name", ["sigmoid", "tanh", "silu", "gelu", "selu", "quick_gelu", "tanhshrink", "softcap", "clipped_gelu"]
+)
 def test_inside_torch_compile_the_kernels_run_as_ops(name):
     """A user's torch.compile puts the same kernels in its graph (two custom ops, opaque to inductor): a compiled
     model computes the eager one's bits, forward and gradient."""
@@ -297,6 +310,7 @@ def test_inside_torch_compile_the_kernels_run_as_ops(name):
         ye = f(xe)
     ye.backward(go)
     xc = x.clone().requires_grad_()
+    torch._dynamo.reset()  # (one lambda's code object for every entry: dynamo's recompile limit is 8)
     yc = torch.compile(lambda t: f(t) * 1.0, fullgraph=True)(xc)
     yc.backward(go)
     assert torch.equal(yc, ye) and torch.equal(xc.grad, xe.grad)

@@ -633,6 +633,15 @@ static inline VF gelu_grad_f(VF go, VF x) {
 }
 static inline VF quick_gelu_f(VF x) { return gated_f<quick_parts, false>(x, C(1.0f), QG_OPEN, -75.0f); }
 static inline VF quick_gelu_grad_f(VF go, VF x) { return times_grad<quick_grad_parts, false>(go, C(1.0f), x, -117.5f); }
+// clipped_gelu at its defaults (HF's gelu_10): gelu clamped to [CG_MIN, CG_MAX] (the lower clip, -10, is below
+// gelu's minimum, -0.17: kept as the form has it); its derivative gelu' where gelu(x) <= CG_MAX, that is x <=
+// CG_BREAK (the catalog's breakpoint rounded down to float32: gelu(x) = x (1 - 7.6e-24) there), beyond go 0
+static inline VF clipped_gelu_f(VF x) {
+  return nan_to(at::vec::minimum(at::vec::maximum(gelu_f(x), C(CG_MIN)), C(CG_MAX)), x);
+}
+static inline VF clipped_gelu_grad_f(VF go, VF x) {
+  return zero_derivative_at(gelu_grad_f(go, x), go, x > C(CG_BREAK));
+}
 static inline VF swiglu_f(VF g, VF v) { return gated_f<silu_parts>(g, v, SILU_OPEN, SILU_CLOSED); }
 static inline VF geglu_f(VF g, VF v) { return gated_f<gelu_parts>(g, v, GELU_OPEN, GELU_CLOSED); }
 static inline void swiglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
@@ -722,6 +731,7 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
     "quick_gelu": ("quick_gelu_f", "quick_gelu_grad_f"),
     "tanhshrink": ("tanhshrink_f", "tanhshrink_grad_f"),
     "softcap": ("softcap_f", "softcap_grad_f"),
+    "clipped_gelu": ("clipped_gelu_f", "clipped_gelu_grad_f"),
 }
 # gated kernels: gate(g) v and its two gradients
 GATED: dict[str, tuple[str, str]] = {
@@ -848,6 +858,7 @@ def _constants() -> str:
         SOFTCAP_INV_HI=_f32_value(1.0 / SOFTCAP_CAP),
         SOFTCAP_INV_LO=1.0 / SOFTCAP_CAP - _f32_value(1.0 / SOFTCAP_CAP),
     )
+    values.update(_clipped_gelu_constants())
     values.update(
         THIRD_HI=_f32_value(1.0 / 3.0), THIRD_LO=1.0 / 3.0 - _f32_value(1.0 / 3.0), TANHSHRINK_R0=_TANHSHRINK_R[-1]
     )
@@ -859,6 +870,20 @@ def _constants() -> str:
     lines.append(f"#define ERFCX_Q(d) ({_horner(tc._ERFCX_Q)})")
     assert tc._ERFCX_K == 4.0 and tc._PHI_LIMIT == 16.0  # (gauss's u = a / (a + 4), a <= 16)
     return "\n".join(lines) + "\n"
+
+
+def _clipped_gelu_constants() -> dict[str, float]:
+    """clipped_gelu's clips at its defaults and the x above which its derivative is 0 (the kernels are for the
+    defaults alone: `dispatch` takes them at the defaults only)."""
+    from nonlin.registry import spec
+
+    s = spec("clipped_gelu")
+    d = s.defaults()
+    (upper,) = s.breakpoints(**d)  # (the lower clip never binds: one breakpoint, where gelu reaches max)
+    below = _f32_value(upper)
+    if below > upper:
+        below = float(torch.nextafter(torch.tensor(below, dtype=torch.float32), torch.tensor(-math.inf)))
+    return {"CG_MIN": d["min"], "CG_MAX": d["max"], "CG_BREAK": below}
 
 
 def _compile(primitive: str, which: str) -> Callable:
@@ -940,6 +965,7 @@ FORMS: dict[str, tuple] = {
     ),
     # the catalog's series-and-difference body, too long to write out: its trace (`_traced_form`)
     "tanhshrink": ("entry", "tanhshrink"),
+    "clipped_gelu": ("entry", "clipped_gelu"),
     "softcap": ("mul", SOFTCAP_CAP, ("tanh", ("div", "x", SOFTCAP_CAP))),
     # gated: "g" and "v" the two inputs
     "swiglu": ("swiglu", "g", "v", 1.0),
