@@ -44,6 +44,10 @@ REFERENCE = {
         lambda x: np.where(np.isnan(x), np.nan, np.clip(REFERENCE["gelu"][0](x), -10.0, 10.0)),
         lambda x: np.where(np.isnan(x) | (REFERENCE["gelu"][0](x) <= 10.0), _gelu_grad(x), 0.0),
     ),
+    "laplace": (
+        lambda x: sp.ndtr((x - 0.707107) / 0.282095),
+        lambda x: _laplace_grad(x),
+    ),
     "softcap": (
         lambda x: 50.0 * np.tanh(x / 50.0),
         lambda x: np.where(np.isinf(x), 0.0, 1.0 / np.cosh(np.minimum(np.abs(x / 50.0), 355.0)) ** 2),
@@ -56,6 +60,14 @@ def _tanhshrink(x: np.ndarray) -> np.ndarray:
     small = np.where(np.abs(x) < 0.5, x, 0.0)
     series = small**3 * np.polyval(_TANHSHRINK_SERIES[::-1], small * small)
     return np.where(np.abs(x) < 0.5, series, x - np.tanh(x))
+
+
+def _laplace_grad(x: np.ndarray) -> np.ndarray:
+    """phi(z) / sigma; where it underflows float64 (|z| > 38.6) but x is finite, float64's smallest subnormal stands
+    for the tiny positive value (an infinite go times it is the infinity, as the true product)."""
+    z = np.where(np.isfinite(x), (x - 0.707107) / 0.282095, 0.0)
+    d = np.exp(-0.5 * np.minimum(z * z, 1e5)) / (0.282095 * np.sqrt(2 * np.pi))
+    return np.where(np.isfinite(x), np.maximum(d, 5e-324), np.where(np.isnan(x), np.nan, 0.0))
 
 
 def _gelu_grad(x: np.ndarray) -> np.ndarray:
@@ -71,7 +83,8 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # (the series' float32 Horner at its edge, 0.87; tanh's error doubled in tanh^2, at 0.14: also on 2M dense points
 # over [-1.2, 1.2] and 200K of 2^-[0, 60]), softcap 0.80 / 0.79 (x / 50 carried as hi + lo outside the
 # exponential's reduced argument: folded into it, 1.37 forward), clipped_gelu gelu's (whose derivative reaches 1.30
-# at x = -0.986 on the 2M dense points over [-1.2, 1.2]). Up to 1 ULP just below 2^-126, where the quotient
+# at x = -0.986 on the 2M dense points over [-1.2, 1.2]), laplace 1.17 / 0.81
+# ((x - mu) / sigma carried as hi + lo; Phi's left tail at z = -5.4). Up to 1 ULP just below 2^-126, where the quotient
 # (rounded to float32's 24 bits) is rounded again to the subnormal grid, which is as fine there (silu's 0.89 at x = -91.9); gelu's pieces
 # (erfcx's fit and its float32 evaluation, the quotient, e^{-a^2/2} to 2^-26) add up to ~1 (the goal is 2).
 # Every operation is correctly rounded IEEE arithmetic, so the bits, and these errors, are the same under AVX2
@@ -88,6 +101,7 @@ BOUNDS = {
     "tanhshrink": (1.05, 1.25),
     "softcap": (0.9, 0.9),
     "clipped_gelu": (1.15, 1.35),
+    "laplace": (1.25, 0.9),
 }
 
 needs_kernels = pytest.mark.skipif(
@@ -191,7 +205,8 @@ def test_the_bits_do_not_depend_on_position_or_threads(primitive):
 
 @needs_kernels
 @pytest.mark.parametrize(
-    "name", ["sigmoid", "tanh", "silu", "gelu", "selu", "quick_gelu", "tanhshrink", "softcap", "clipped_gelu"]
+    "name",
+    ["sigmoid", "tanh", "silu", "gelu", "selu", "quick_gelu", "tanhshrink", "softcap", "clipped_gelu", "laplace"],
 )
 def test_float32_calls_of_the_entries_take_the_native_kernels(name):
     """The default route of a float32 call (inference and training) runs the hand-written kernels, saves the
@@ -238,6 +253,7 @@ def test_an_entry_written_as_the_primitive_takes_it():
     assert of("softcap", cap=50.0) == "softcap" and of("softcap", cap=30.0) is None
     assert of("clipped_gelu", min=-10.0, max=10.0) == "clipped_gelu"
     assert of("clipped_gelu", min=-10.0, max=5.0) is None
+    assert of("laplace", mu=0.707107, sigma=0.282095) == "laplace" and of("laplace", mu=0.0, sigma=1.0) is None
 
 
 def test_without_a_vector_isa_the_generated_kernels_run(monkeypatch):
@@ -297,7 +313,8 @@ def test_infinite_incoming_gradients_give_the_ieee_product(primitive):
 
 @needs_kernels
 @pytest.mark.parametrize(
-    "name", ["sigmoid", "tanh", "silu", "gelu", "selu", "quick_gelu", "tanhshrink", "softcap", "clipped_gelu"]
+    "name",
+    ["sigmoid", "tanh", "silu", "gelu", "selu", "quick_gelu", "tanhshrink", "softcap", "clipped_gelu", "laplace"],
 )
 def test_inside_torch_compile_the_kernels_run_as_ops(name):
     """A user's torch.compile puts the same kernels in its graph (two custom ops, opaque to inductor): a compiled

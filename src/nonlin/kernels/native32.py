@@ -475,6 +475,69 @@ static inline void gauss(VF a, Gauss& g) {
   g.dl = (C(1.0f) - b) + (a - (g.dh - b));
 }
 
+// laplace at its defaults (HF's mu = 0.707107, sigma = 0.282095): Phi(z), z = (x - mu) / sigma carried as zh + zl
+// (x - mu's float32 part by TwoSum, mu's rest and the product's errors added: z to ~2^-46 relative; zh alone
+// would cost |z| ULP of the argument in e^{-z^2/2}), with gelu's pieces: e^{-a^2/2} (a = |z|, a^2 = sh + sl,
+// 2 zh zl included, kept outside the reduced argument as softcap's), (1 + a) erfcx(a / sqrt2) = 1 + q from zh
+// alone (the product's relative sensitivity to a is below 0.2 once D = 1 + a carries zl), W = E (1 + q) / D;
+// Phi(-a) = W 2^(k-1), Phi(a) = 1 - Phi(-a); a clamped at 16 (Phi(-16) < 2^-186)
+static inline void laplace_z(VF x, VF& zh, VF& zl) {
+  const VF dh = x - C(LP_MU_HI);
+  const VF bb = dh - x;
+  const VF dl = ((x - (dh - bb)) + (-C(LP_MU_HI) - bb)) - C(LP_MU_LO);  // x - mu = dh + dl (TwoSum)
+  zh = dh * C(LP_INV_HI);
+  zl = fma_(dh, C(LP_INV_HI), -zh) + (dh * C(LP_INV_LO) + dl * C(LP_INV_HI));
+}
+// e^{-a^2/2} for a = |zh + zl| (zl with a's sign), clamped where a^2 / 2 > -floor (the low part then 0)
+static inline void gauss_exp(VF ah, VF al, float floor, Exp& e, VF& far) {
+  const VF sh = ah * ah;
+  const VF sl = fma_(ah, ah, -sh) + C(2.0f) * ah * al;
+  const VF z = sh * C(-0.5f);
+  far = z < C(floor);
+  exp_parts(VF::blendv(z, C(floor), far), e);
+  e.l = fma_(VF::blendv(sl * C(-0.5f), C(0.0f), far), e.h, e.l);
+}
+static inline VF laplace_f(VF x) {
+  VF zh, zl;
+  laplace_z(x, zh, zl);
+  const VF neg = zh < C(0.0f);
+  const VF ah = at::vec::minimum(zh.abs(), C(16.0f));
+  const VF al = VF::blendv(VF::blendv(zl, -zl, neg), C(0.0f), zh.abs() > C(16.0f));
+  Exp e;
+  VF far;
+  gauss_exp(ah, al, -128.0f, e, far);
+  const VF u = ah / (ah + C(4.0f));
+  const VF q = u * ERFCX_Q(C(2.0f) * u - C(1.0f));
+  const VF qh = C(1.0f) + q, ql = (C(1.0f) - qh) + q;
+  const VF dh = C(1.0f) + ah, b = dh - ah;
+  const VF dl = ((C(1.0f) - b) + (ah - (dh - b))) + al;  // 1 + a (TwoSum)
+  const VF nh = e.h * qh;
+  const VF nl = fma_(e.h, qh, -nh) + (e.h * ql + e.l * qh);
+  VF wh, wl;
+  quotient2(nh, nl, dh, dl, wh, wl);
+  const VF km = e.k - C(1.0f);
+  const VF th = scaled(wh, km), tl = scaled(wl, km);  // Phi(-a) (exact for a < 6)
+  const VF oh = C(1.0f) - th;
+  const VF upper = oh + (((C(1.0f) - oh) - th) - tl);
+  return nan_to(VF::blendv(upper, scaled(wh + wl, km), neg), x);
+}
+// go phi(z) / sigma: e^{-a^2/2} 2^k as above down to a^2 / 2 = 194 (beyond, |go phi(z) / sigma| < 2^-151 for every
+// finite float32 go), times 1 / (sigma sqrt(2 pi)) as hi + lo, the product with go rounded once
+static inline VF laplace_grad_f(VF go, VF x) {
+  VF zh, zl;
+  laplace_z(x, zh, zl);
+  const VF ah = zh.abs();
+  const VF al = VF::blendv(zl, -zl, zh < C(0.0f)) & (ah < C(INFINITY));  // (zl is NaN at x = +-inf)
+  Exp e;
+  VF far;
+  gauss_exp(ah, al, -194.0f, e, far);
+  const VF ph = e.h * C(LP_C_HI);
+  const VF r = scaled_product(go, {ph, fma_(e.h, C(LP_C_HI), -ph) + (e.h * C(LP_C_LO) + e.l * C(LP_C_HI)), e.k});
+  // beyond: go 0, or for an infinite go the infinity of its sign (phi is tiny there, not 0; at x = +-inf it is 0)
+  const VF beyond = VF::blendv(go * C(0.0f), go, (go.abs() == C(INFINITY)) & (ah < C(INFINITY)));
+  return nan_to(VF::blendv(r, beyond, far), x);
+}
+
 // gelu's gate times a numerator: xs Phi(x) = (h + l) 2^k (xs as for silu_parts), Phi(-a) = 2^(k-1) W with
 // W = E (1 + q) / D as hi + lo (E (1 + q) an exact two-product, one quotient): xs W 2^(k-1) for x < 0,
 // xs (1 - Phi(-a)) for x >= 0 (Phi(-a) below 2^-29 beyond 6); a clamped to erfcx's fit, 16 (beyond, the gate
@@ -732,6 +795,7 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
     "tanhshrink": ("tanhshrink_f", "tanhshrink_grad_f"),
     "softcap": ("softcap_f", "softcap_grad_f"),
     "clipped_gelu": ("clipped_gelu_f", "clipped_gelu_grad_f"),
+    "laplace": ("laplace_f", "laplace_grad_f"),
 }
 # gated kernels: gate(g) v and its two gradients
 GATED: dict[str, tuple[str, str]] = {
@@ -859,6 +923,7 @@ def _constants() -> str:
         SOFTCAP_INV_LO=1.0 / SOFTCAP_CAP - _f32_value(1.0 / SOFTCAP_CAP),
     )
     values.update(_clipped_gelu_constants())
+    values.update(_laplace_constants())
     values.update(
         THIRD_HI=_f32_value(1.0 / 3.0), THIRD_LO=1.0 / 3.0 - _f32_value(1.0 / 3.0), TANHSHRINK_R0=_TANHSHRINK_R[-1]
     )
@@ -884,6 +949,18 @@ def _clipped_gelu_constants() -> dict[str, float]:
     if below > upper:
         below = float(torch.nextafter(torch.tensor(below, dtype=torch.float32), torch.tensor(-math.inf)))
     return {"CG_MIN": d["min"], "CG_MAX": d["max"], "CG_BREAK": below}
+
+
+def _laplace_constants() -> dict[str, float]:
+    """mu, 1 / sigma and 1 / (sigma sqrt(2 pi)) of laplace at its defaults, each as float32 hi + lo."""
+    from nonlin.registry import spec
+
+    d = spec("laplace").defaults()
+    out: dict[str, float] = {}
+    for name, v in (("MU", d["mu"]), ("INV", 1.0 / d["sigma"]), ("C", 1.0 / (d["sigma"] * math.sqrt(2 * math.pi)))):
+        out[f"LP_{name}_HI"] = _f32_value(v)
+        out[f"LP_{name}_LO"] = v - _f32_value(v)
+    return out
 
 
 def _compile(primitive: str, which: str) -> Callable:
@@ -966,6 +1043,7 @@ FORMS: dict[str, tuple] = {
     # the catalog's series-and-difference body, too long to write out: its trace (`_traced_form`)
     "tanhshrink": ("entry", "tanhshrink"),
     "clipped_gelu": ("entry", "clipped_gelu"),
+    "laplace": ("entry", "laplace"),
     "softcap": ("mul", SOFTCAP_CAP, ("tanh", ("div", "x", SOFTCAP_CAP))),
     # gated: "g" and "v" the two inputs
     "swiglu": ("swiglu", "g", "v", 1.0),
