@@ -1,5 +1,6 @@
 """float32 CPU kernels written by hand with ATen's vector types and FMA: sigmoid, tanh, silu, quick_gelu, gelu,
-elu, selu, swiglu and geglu, forward and backward.
+elu, selu, tanhshrink, softcap, clipped_gelu, laplace, swiglu and geglu, forward and backward (the last four
+pointwise ones at their default parameters, compiled in).
 
 The generated float32 forms (`nonlin.ops.torch_compiled`: sigmoid_float32, the float64-assembled sech2) are
 exact to ~1 ULP but cost 1.7-3 ns per element as inductor compiles them (no FMA: inductor builds with
@@ -270,7 +271,8 @@ static inline void tanh_parts(const OnePlus& o, VF& th, VF& tl) {
 // one quotient, as hi + lo), a - 1 exact (a >= 1/2; above 2^24 it rounds as the result does) and the sum a TwoSum:
 // w's error, ~2^-26, grows by at most w / f = 1.7 (a = 7/8; nil above 1, where both terms are >= 0). Below 7/8
 // (where 1 - a cancels against w, 3 ULP at a = 1/2) the series a^3 S(a^2), S = 1/3 + t R(t) with 1/3 as hi + lo,
-// t R(t) (at most 0.26 of S) in float32 Horner (R the fitted degree-6 polynomial of _TANHSHRINK_R, 2^-29.7), a^2 and a^3 exact two-products; a below 2^-32 scaled by 2^32 first (a^3 stays
+// t R(t) (at most 0.26 of S) in float32 Horner (R the fitted degree-6 polynomial of _TANHSHRINK_R, 2^-29.7),
+// a^2 and a^3 exact two-products; a below 2^-32 scaled by 2^32 first (a^3 stays
 // normal down to a = 2^-51, below which the result rounds to 0), the scale undone by one multiplication last
 static inline VF tanhshrink_f(VF x) {
   const VF a = x.abs();
