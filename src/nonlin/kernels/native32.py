@@ -219,16 +219,19 @@ static inline VF sigmoid_f(VF x) {
 }
 
 // go c u / (1 + u)^2, u = e^-a = 2^k E (c a power of two): go (c E / D^2) rounded once, then 2^k
-static inline VF grad_core(VF go, VF a, float c) {
-  // e^-194 2^128 < 2^-151: beyond, 0 times any float32 go (k >= -280)
-  OnePlus o;
-  one_plus(at::vec::maximum(-a, C(-194.0f)), o);
+static inline VF grad_core_of(VF go, const OnePlus& o, float c) {
   const VF ph = o.dh * o.dh;
   const VF pl = fma_(o.dh, o.dh, -ph) + (o.dh + o.dh) * o.dl;  // D^2 = ph + pl (dl^2 < 2^-48 omitted)
   const VF inv = C(1.0f) / ph;
   const VF y = o.e.h * inv;
   const VF r = (fma_(-y, ph, o.e.h) + fma_(-y, pl, o.e.l)) * inv;  // E / D^2 = y + r
   return scaled_product(go, {y * C(c), r * C(c), o.e.k});
+}
+static inline VF grad_core(VF go, VF a, float c) {
+  // e^-194 2^128 < 2^-151: beyond, 0 times any float32 go (k >= -280)
+  OnePlus o;
+  one_plus(at::vec::maximum(-a, C(-194.0f)), o);
+  return grad_core_of(go, o, c);
 }
 
 // go sigma'(x) = go sigma(x) sigma(-x)
@@ -450,13 +453,7 @@ static inline VF softcap_grad_f(VF go, VF x) {
   over_cap(x, nzh, nzl);
   OnePlus o;
   one_plus_clamped(nzh, nzl, -194.0f, o);
-  const VF ph = o.dh * o.dh;
-  const VF pl = fma_(o.dh, o.dh, -ph) + (o.dh + o.dh) * o.dl;
-  const VF inv = C(1.0f) / ph;
-  const VF y = o.e.h * inv;
-  const VF r = (fma_(-y, ph, o.e.h) + fma_(-y, pl, o.e.l)) * inv;
-  const VF g = scaled_product(go, {y * C(4.0f), r * C(4.0f), o.e.k});
-  return nan_to(zero_derivative_at(g, go, x.abs() == C(INFINITY)), x);
+  return nan_to(zero_derivative_at(grad_core_of(go, o, 4.0f), go, x.abs() == C(INFINITY)), x);
 }
 
 // The Gaussian pieces of ops.torch_compiled.norm_cdf_float32 for 0 <= a <= 16, with FMA: e^{-a^2/2} = 2^k E
