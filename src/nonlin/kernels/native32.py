@@ -428,11 +428,15 @@ static inline void over_cap(VF x, VF& nzh, VF& nzl) {  // -2 |x / c| = nzh + nzl
 }
 // u = e^(z + zl) = e^z (1 + zl) with zl outside the reduced argument (exp_parts(z, zl) rounds r + zl: for k = 0,
 // |r| = |z| up to 0.35, that is 2^-24 |z| relative, as much as 1 - u itself where z is small: 1.4 ULP in tanh), z
-// clamped at `floor` (and zl then 0)
-static inline void one_plus_clamped(VF z, VF zl, float floor, OnePlus& o) {
+// clamped at `floor` (and zl then 0); `clamped` says where
+static inline VF exp_clamped(VF z, VF zl, float floor, Exp& e) {
   const VF clamped = z < C(floor);
-  exp_parts(VF::blendv(z, C(floor), clamped), o.e);
-  o.e.l = fma_(VF::blendv(zl, C(0.0f), clamped), o.e.h, o.e.l);
+  exp_parts(VF::blendv(z, C(floor), clamped), e);
+  e.l = fma_(VF::blendv(zl, C(0.0f), clamped), e.h, e.l);
+  return clamped;
+}
+static inline void one_plus_clamped(VF z, VF zl, float floor, OnePlus& o) {
+  exp_clamped(z, zl, floor, o.e);
   one_plus_of(o);
 }
 static inline VF softcap_f(VF x) {
@@ -491,10 +495,7 @@ static inline void laplace_z(VF x, VF& zh, VF& zl) {
 static inline void gauss_exp(VF ah, VF al, float floor, Exp& e, VF& far) {
   const VF sh = ah * ah;
   const VF sl = fma_(ah, ah, -sh) + C(2.0f) * ah * al;
-  const VF z = sh * C(-0.5f);
-  far = z < C(floor);
-  exp_parts(VF::blendv(z, C(floor), far), e);
-  e.l = fma_(VF::blendv(sl * C(-0.5f), C(0.0f), far), e.h, e.l);
+  far = exp_clamped(sh * C(-0.5f), sl * C(-0.5f), floor, e);
 }
 static inline VF laplace_f(VF x) {
   VF zh, zl;
