@@ -219,12 +219,17 @@ static inline VF sigmoid_f(VF x) {
 }
 
 // go c u / (1 + u)^2, u = e^-a = 2^k E (c a power of two): go (c E / D^2) rounded once, then 2^k
-static inline VF grad_core_of(VF go, const OnePlus& o, float c) {
+// E / D^2 = y + r for u = 2^k E, D = 1 + u in o
+static inline void over_square(const OnePlus& o, VF& y, VF& r) {
   const VF ph = o.dh * o.dh;
   const VF pl = fma_(o.dh, o.dh, -ph) + (o.dh + o.dh) * o.dl;  // D^2 = ph + pl (dl^2 < 2^-48 omitted)
   const VF inv = C(1.0f) / ph;
-  const VF y = o.e.h * inv;
-  const VF r = (fma_(-y, ph, o.e.h) + fma_(-y, pl, o.e.l)) * inv;  // E / D^2 = y + r
+  y = o.e.h * inv;
+  r = (fma_(-y, ph, o.e.h) + fma_(-y, pl, o.e.l)) * inv;
+}
+static inline VF grad_core_of(VF go, const OnePlus& o, float c) {
+  VF y, r;
+  over_square(o, y, r);
   return scaled_product(go, {y * C(c), r * C(c), o.e.k});
 }
 static inline VF grad_core(VF go, VF a, float c) {
@@ -419,13 +424,15 @@ static inline Parts quick_grad_parts(VF x) {
 // product's error exact: z to 2^-48 relative, so that e^-2|z| is that of z itself: zh alone would cost 2 |z| ULP
 // of the argument's rounding in the derivative), c (th + tl) rounded once; for |z| < 2^-12, x - x z^2 / 3
 // rounded once (c (zh + zl) is x to 2^-48; the omitted 2 z^5 / 15 is below 2^-50 z)
-static inline void over_cap(VF x, VF& nzh, VF& nzl) {  // -2 |x / c| = nzh + nzl, clamped at `floor` by the caller
-  const VF zh = x * C(SOFTCAP_INV_HI);
-  const VF zl = fma_(x, C(SOFTCAP_INV_HI), -zh) + x * C(SOFTCAP_INV_LO);
+// -2 |b x| = nzh + nzl for a constant b = bh + bl (clamped at `floor` by the caller)
+static inline void minus_twice_times(VF x, float bh, float bl, VF& nzh, VF& nzl) {
+  const VF zh = x * C(bh);
+  const VF zl = fma_(x, C(bh), -zh) + x * C(bl);
   minus_abs(zh, zl, nzh, nzl);
   nzh = nzh * C(2.0f);
   nzl = nzl * C(2.0f);
 }
+static inline void over_cap(VF x, VF& nzh, VF& nzl) { minus_twice_times(x, SOFTCAP_INV_HI, SOFTCAP_INV_LO, nzh, nzl); }
 // u = e^(z + zl) = e^z (1 + zl) with zl outside the reduced argument (exp_parts(z, zl) rounds r + zl: for k = 0,
 // |r| = |z| up to 0.35, that is 2^-24 |z| relative, as much as 1 - u itself where z is small: 1.4 ULP in tanh), z
 // clamped at `floor` (and zl then 0); `clamped` says where
@@ -458,6 +465,39 @@ static inline VF softcap_grad_f(VF go, VF x) {
   OnePlus o;
   one_plus_clamped(nzh, nzl, -194.0f, o);
   return nan_to(zero_derivative_at(grad_core_of(go, o, 4.0f), go, x.abs() == C(INFINITY)), x);
+}
+
+// lecun_tanh, A tanh(B x) with A = 1.7159 and B = 2/3 (each as hi + lo): softcap's form, z = B x carried as zh + zl,
+// A (th + tl) rounded once; for |z| < 2^-12, A B |x| (1 - z^2 / 3) rounded once, A B as hi + lo and |x| scaled by
+// 2^64 below 2^-32 (as elu's linear part: the low product stays normal; the scale undone by one multiplication)
+static inline VF lecun_tanh_f(VF x) {
+  VF nzh, nzl;
+  minus_twice_times(x, LT_B_HI, LT_B_LO, nzh, nzl);
+  OnePlus o;
+  one_plus_clamped(nzh, nzl, -24.0f, o);  // (beyond, tanh rounds to 1)
+  VF th, tl;
+  tanh_parts(o, th, tl);
+  VF y = fma_(C(LT_A_HI), th, fma_(C(LT_A_LO), th, C(LT_A_HI) * tl));
+  const VF zh = nzh * C(-0.5f);  // |z|
+  const VF a = x.abs(), tiny = a < C(0x1p-32f);
+  const VF as = a * VF::blendv(C(1.0f), C(0x1p64f), tiny);
+  const VF ph = as * C(LT_AB_HI);
+  const VF small = fma_(as, C(LT_AB_HI), as * C(LT_AB_LO) - ((ph * zh) * zh) * C(0.333333343f));
+  y = VF::blendv(y, small * VF::blendv(C(1.0f), C(0x1p-64f), tiny), zh < C(0x1p-12f));
+  return nan_to(y | (x & C(-0.0f)), x);
+}
+// go A B sech^2(B x) = go 4AB u / (1 + u)^2, u = e^-2|z| (z carried as in the forward), 4AB as hi + lo, the
+// product rounded once; the clamp at -196 (e^-196 4AB 2^128 < 2^-150: beyond, 0 for every float32 go)
+static inline VF lecun_tanh_grad_f(VF go, VF x) {
+  VF nzh, nzl;
+  minus_twice_times(x, LT_B_HI, LT_B_LO, nzh, nzl);
+  OnePlus o;
+  one_plus_clamped(nzh, nzl, -196.0f, o);
+  VF y, r;
+  over_square(o, y, r);
+  const VF ph = y * C(LT_4AB_HI);
+  const Parts p = {ph, fma_(y, C(LT_4AB_HI), -ph) + (r * C(LT_4AB_HI) + y * C(LT_4AB_LO)), o.e.k};
+  return nan_to(zero_derivative_at(scaled_product(go, p), go, x.abs() == C(INFINITY)), x);
 }
 
 // The Gaussian pieces of ops.torch_compiled.norm_cdf_float32 for 0 <= a <= 16, with FMA: e^{-a^2/2} = 2^k E
@@ -497,9 +537,10 @@ static inline void gauss_exp(VF ah, VF al, float floor, Exp& e, VF& far) {
   const VF sl = fma_(ah, ah, -sh) + C(2.0f) * ah * al;
   far = exp_clamped(sh * C(-0.5f), sl * C(-0.5f), floor, e);
 }
-static inline VF laplace_f(VF x) {
+// Phi(z) for z = zh + zl from Z(x) (laplace_z; ndtr: z = x)
+template <void (*Z)(VF, VF&, VF&)> static inline VF norm_cdf_of(VF x) {
   VF zh, zl;
-  laplace_z(x, zh, zl);
+  Z(x, zh, zl);
   const VF neg = zh < C(0.0f);
   const VF ah = at::vec::minimum(zh.abs(), C(16.0f));
   const VF al = VF::blendv(VF::blendv(zl, -zl, neg), C(0.0f), zh.abs() > C(16.0f));
@@ -521,21 +562,62 @@ static inline VF laplace_f(VF x) {
   const VF upper = oh + (((C(1.0f) - oh) - th) - tl);
   return nan_to(VF::blendv(upper, scaled(wh + wl, km), neg), x);
 }
-// go phi(z) / sigma: e^{-a^2/2} 2^k as above down to a^2 / 2 = 194 (beyond, |go phi(z) / sigma| < 2^-151 for every
-// finite float32 go), times 1 / (sigma sqrt(2 pi)) as hi + lo, the product with go rounded once
-static inline VF laplace_grad_f(VF go, VF x) {
+// go c phi(z), c = ch + cl (laplace: 1 / sigma): e^{-a^2/2} 2^k as above down to a^2 / 2 = 194 (beyond,
+// |go c phi(z)| < 2^-151 for every finite float32 go where c < 2^1.5), times c / sqrt(2 pi) as hi + lo (the
+// caller's constants), the product with go rounded once
+template <void (*Z)(VF, VF&, VF&)> static inline VF norm_pdf_of(VF go, VF x, float ch, float cl) {
   VF zh, zl;
-  laplace_z(x, zh, zl);
+  Z(x, zh, zl);
   const VF ah = zh.abs();
   const VF al = VF::blendv(zl, -zl, zh < C(0.0f)) & (ah < C(INFINITY));  // (zl is NaN at x = +-inf)
   Exp e;
   VF far;
   gauss_exp(ah, al, -194.0f, e, far);
-  const VF ph = e.h * C(LP_C_HI);
-  const VF r = scaled_product(go, {ph, fma_(e.h, C(LP_C_HI), -ph) + (e.h * C(LP_C_LO) + e.l * C(LP_C_HI)), e.k});
+  const VF ph = e.h * C(ch);
+  const VF r = scaled_product(go, {ph, fma_(e.h, C(ch), -ph) + (e.h * C(cl) + e.l * C(ch)), e.k});
   // beyond: go 0, or for an infinite go the infinity of its sign (phi is tiny there, not 0; at x = +-inf it is 0)
   const VF beyond = VF::blendv(go * C(0.0f), go, (go.abs() == C(INFINITY)) & (ah < C(INFINITY)));
   return nan_to(VF::blendv(r, beyond, far), x);
+}
+static inline VF laplace_f(VF x) { return norm_cdf_of<laplace_z>(x); }
+static inline VF laplace_grad_f(VF go, VF x) { return norm_pdf_of<laplace_z>(go, x, LP_C_HI, LP_C_LO); }
+// ndtr, Phi(x): laplace's kernels with z = x exactly
+static inline void exact_z(VF x, VF& zh, VF& zl) {
+  zh = x;
+  zl = C(0.0f);
+}
+static inline VF ndtr_f(VF x) { return norm_cdf_of<exact_z>(x); }
+static inline VF ndtr_grad_f(VF go, VF x) { return norm_pdf_of<exact_z>(go, x, INV_SQRT_2PI_HI, INV_SQRT_2PI_LO); }
+
+// hardswish, x relu6(x + 3) / 6: for |x| < 3, x G with G = (x + 3) / 6 as gh + gl (x + 3 by Fast2Sum, 3 >= |x|;
+// the product by 1/6 corrected by its exact remainder), x G rounded once (scaled_product: also where it is
+// subnormal); x itself from 3 on, a zero of x's sign up to -3 (-inf included: the catalog's limit, x 0)
+static inline void over_six(VF nh, VF nl, VF& qh, VF& ql) {  // (nh + nl) / 6 = qh + ql
+  const VF y = nh * C(SIXTH);
+  const VF c = (fma_(-y, C(6.0f), nh) + nl) * C(SIXTH);
+  qh = y + c;
+  ql = c - (qh - y);
+}
+static inline VF hardswish_f(VF x) {
+  const VF sh = x + C(3.0f);
+  VF gh, gl;
+  over_six(sh, (C(3.0f) - sh) + x, gh, gl);
+  VF y = scaled_product(x, {gh, gl, C(0.0f)});
+  y = VF::blendv(y, x, x >= C(3.0f));
+  y = VF::blendv(y, x & C(-0.0f), x <= C(-3.0f));
+  return nan_to(y, x);
+}
+// go (2x + 3) / 6 for -3 <= x <= 3 (2x + 3 by TwoSum; exact by Sterbenz near its zero, x = -1.5), rounded once;
+// go above 3, go 0 below -3 (the catalog's one-sided values at the breakpoints: -1/2 at -3, 3/2 at 3)
+static inline VF hardswish_grad_f(VF go, VF x) {
+  const VF t = x + x;
+  const VF dh = t + C(3.0f), b = dh - t;
+  const VF dl = (t - (dh - b)) + (C(3.0f) - b);
+  VF qh, ql;
+  over_six(dh, dl, qh, ql);
+  VF r = scaled_product(go, {qh, ql, C(0.0f)});
+  r = VF::blendv(r, go, x > C(3.0f));
+  return nan_to(zero_derivative_at(r, go, x < C(-3.0f)), x);
 }
 
 // gelu's gate times a numerator: xs Phi(x) = (h + l) 2^k (xs as for silu_parts), Phi(-a) = 2^(k-1) W with
@@ -796,6 +878,9 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
     "softcap": ("softcap_f", "softcap_grad_f"),
     "clipped_gelu": ("clipped_gelu_f", "clipped_gelu_grad_f"),
     "laplace": ("laplace_f", "laplace_grad_f"),
+    "ndtr": ("ndtr_f", "ndtr_grad_f"),
+    "hardswish": ("hardswish_f", "hardswish_grad_f"),
+    "lecun_tanh": ("lecun_tanh_f", "lecun_tanh_grad_f"),
 }
 # gated kernels: gate(g) v and its two gradients
 GATED: dict[str, tuple[str, str]] = {
@@ -859,6 +944,7 @@ SOFTCAP_CAP = 50.0  # the catalog's softcap default (Gemma 2's attention logits)
 _TANHSHRINK_R = (-0.0001933635212481022, 0.0010685273446142673, -0.003370458958670497, 0.008789537474513054,
                  -0.021855950355529785, 0.05396704375743866, -0.13333329558372498)  # fmt: skip
 QUICK_GELU_BETA = 1.702  # the catalog's quick_gelu: x sigma(1.702 x)
+LECUN_A, LECUN_B = 1.7159, 2.0 / 3.0  # the catalog's lecun_tanh: A tanh(B x)
 
 
 def _f32_value(v: float) -> float:
@@ -922,6 +1008,10 @@ def _constants() -> str:
         SOFTCAP_INV_HI=_f32_value(1.0 / SOFTCAP_CAP),
         SOFTCAP_INV_LO=1.0 / SOFTCAP_CAP - _f32_value(1.0 / SOFTCAP_CAP),
     )
+    values.update(SIXTH=1.0 / 6.0)
+    for name, v in (("A", LECUN_A), ("B", LECUN_B), ("AB", LECUN_A * LECUN_B), ("4AB", 4.0 * LECUN_A * LECUN_B)):
+        values[f"LT_{name}_HI"] = _f32_value(v)
+        values[f"LT_{name}_LO"] = v - _f32_value(v)
     values.update(_clipped_gelu_constants())
     values.update(_laplace_constants())
     values.update(
@@ -1045,6 +1135,9 @@ FORMS: dict[str, tuple] = {
     "clipped_gelu": ("entry", "clipped_gelu"),
     "laplace": ("entry", "laplace"),
     "softcap": ("mul", SOFTCAP_CAP, ("tanh", ("div", "x", SOFTCAP_CAP))),
+    "ndtr": ("norm_cdf", "x"),
+    "hardswish": ("entry", "hardswish"),
+    "lecun_tanh": ("mul", LECUN_A, ("tanh", ("mul", "x", LECUN_B))),
     # gated: "g" and "v" the two inputs
     "swiglu": ("swiglu", "g", "v", 1.0),
     "geglu": ("mul", ("gated", "g", ("norm_cdf", "g")), "v"),
