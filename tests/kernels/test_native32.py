@@ -51,7 +51,9 @@ REFERENCE = {
     "ndtr": (sp.ndtr, lambda x: _gauss_grad(x, 0.0, 1.0)),
     # (x (x + 3) is exact in float64; at -3 and 3 the catalog's one-sided derivatives, -1/2 and 3/2)
     "hardswish": (
-        lambda x: np.where(x <= -3, np.where(np.isnan(x), np.nan, -0.0), np.maximum(x, -3.0) * np.clip(x + 3.0, 0, 6) / 6),
+        lambda x: np.where(
+            x <= -3, np.where(np.isnan(x), np.nan, -0.0), np.maximum(x, -3.0) * np.clip(x + 3.0, 0, 6) / 6
+        ),
         lambda x: np.where(x < -3, 0.0, np.where(x > 3, 1.0, (2.0 * x + 3.0) / 6.0)),
     ),
     "lecun_tanh": (
