@@ -796,6 +796,36 @@ static inline void geglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
   gated_grad_f<gelu_parts, gelu_grad_parts>(go, g, v, dg, dv, GELU_OPEN, GELU_CLOSED);
 }
 
+// glu, sigma(g) v: sigma(g) = (h + l) 2^k as sigmoid_f's quotient (u = e^-|g| down to e^-194: beyond, sigma(g)
+// |v| < 2^-151 for every float32 v), the product rounded once (scaled_product: v of any magnitude, an infinite v
+// gives its infinity); sigma(-inf) v = 0 v (NaN for an infinite v), sigma(inf) v = v
+static inline VF glu_f(VF g, VF v) {
+  OnePlus o;
+  one_plus(at::vec::maximum(-g.abs(), C(-194.0f)), o);
+  const VF pos = g >= C(0.0f);
+  Parts p;
+  quotient2(VF::blendv(o.e.h, C(1.0f), pos), VF::blendv(o.e.l, C(0.0f), pos), o.dh, o.dl, p.h, p.l);
+  p.k = VF::blendv(o.e.k, C(0.0f), pos);
+  const VF r = VF::blendv(scaled_product(v, p), v * C(0.0f), g == C(-INFINITY));
+  return VF::blendv(r, g + v, (g != g) | (v != v));
+}
+// d/dg = go v sigma(g) sigma(-g) (grad_core's E / D^2, the product of three rounded once), d/dv = go sigma(g);
+// beyond |g| = 194 (sigma' < 2^-279) a zero of go v's sign (exact for |go v| < 2^128, as geglu's and swiglu's
+// tails), the infinity of go v where either is infinite; at g = +-inf, where sigma' = 0, go v 0 (IEEE: NaN for an
+// infinite go or v)
+static inline void glu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
+  dv = glu_f(g, go);
+  OnePlus o;
+  one_plus(at::vec::maximum(-g.abs(), C(-194.0f)), o);
+  VF y, r;
+  over_square(o, y, r);
+  VF d = scaled_product(go, v, {y, r, o.e.k});
+  const VF infinite = (go.abs() == C(INFINITY)) | (v.abs() == C(INFINITY));
+  d = VF::blendv(d, VF::blendv((go ^ v) & C(-0.0f), go * v, infinite), g.abs() > C(194.0f));
+  d = VF::blendv(d, (go * C(0.0f)) * (v * C(0.0f)), g.abs() == C(INFINITY));
+  dg = VF::blendv(d, (g + go) + v, (g != g) | (go != go) | (v != v));
+}
+
 """
 
 # Kernels over [rows, width] blocks with a row stride per array (1-D: one row), unit inner stride: x -> y,
@@ -886,6 +916,7 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
 GATED: dict[str, tuple[str, str]] = {
     "swiglu": ("swiglu_f", "swiglu_grad_f"),
     "geglu": ("geglu_f", "geglu_grad_f"),
+    "glu": ("glu_f", "glu_grad_f"),
 }
 
 _BUILT: dict[tuple[str, str], Callable | None] = {}
@@ -1141,6 +1172,7 @@ FORMS: dict[str, tuple] = {
     # gated: "g" and "v" the two inputs
     "swiglu": ("swiglu", "g", "v", 1.0),
     "geglu": ("mul", ("gated", "g", ("norm_cdf", "g")), "v"),
+    "glu": ("mul", ("sigmoid", "g"), "v"),
 }
 
 
