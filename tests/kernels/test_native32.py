@@ -63,6 +63,15 @@ REFERENCE = {
             np.isinf(x), 0.0, (1.7159 * 2.0 / 3.0) / np.cosh(np.minimum(np.abs(x * (2.0 / 3.0)), 355.0)) ** 2
         ),
     ),
+    # (at +-inf the derivative's limit +-1: x sech^2 x -> 0)
+    "lisht": (
+        lambda x: x * np.tanh(x),
+        lambda x: np.where(
+            np.isinf(x),
+            np.sign(x),
+            np.tanh(x) + np.where(np.isinf(x), 0.0, x) / np.cosh(np.minimum(np.abs(x), 355.0)) ** 2,
+        ),
+    ),
     "softcap": (
         lambda x: 50.0 * np.tanh(x / 50.0),
         lambda x: np.where(np.isinf(x), 0.0, 1.0 / np.cosh(np.minimum(np.abs(x / 50.0), 355.0)) ** 2),
@@ -123,6 +132,7 @@ BOUNDS = {
     "ndtr": (1.1, 0.9),
     "hardswish": (0.55, 0.55),
     "lecun_tanh": (0.9, 0.9),
+    "lisht": (0.9, 0.9),
 }
 
 # the entries whose float32 calls take the kernels outside torch.compile too (elu's route there is torch's op:

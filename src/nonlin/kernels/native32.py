@@ -326,6 +326,45 @@ static inline VF tanhshrink_grad_f(VF go, VF x) {
   return nan_to(scaled_product(go, {ph, pl, VF::blendv(C(0.0f), C(-128.0f), tiny)}), x);
 }
 
+// lisht, x tanh(x) = a tanh(a), a = |x| (even): a (th + tl) rounded once, tanh's quotient as hi + lo (the clamp at
+// 2a = 24: beyond, a (1 - 2e^-2a) rounds to a); below 2^-12, tanh a = a - a^3/3 (the omitted 2a^5/15 is under
+// 2^-50 a), a scaled by 2^64 below 2^-32 so that a^2 stays normal wherever the result is not below 2^-150
+static inline VF lisht_f(VF x) {
+  const VF a = x.abs();
+  OnePlus o;
+  one_plus(at::vec::maximum(a * C(-2.0f), C(-24.0f)), o);
+  VF th, tl;
+  tanh_parts(o, th, tl);
+  const VF small = a < C(0x1p-12f), tiny = a < C(0x1p-32f);
+  const VF as = a * VF::blendv(C(1.0f), C(0x1p64f), tiny);
+  th = VF::blendv(th, as, small);
+  tl = VF::blendv(tl, (as * (a * a)) * C(-0.333333343f), small);
+  return nan_to(scaled_product(a, {th, tl, VF::blendv(C(0.0f), C(-64.0f), tiny)}), x);
+}
+// go (tanh a + a sech^2 a) sign(x): both terms >= 0, so their sum (a TwoSum, the low parts added) does not cancel;
+// sech^2 a = 4 E / D^2 2^k from the quotient's own u, a sech^2 a an exact two-product; below 2^-12, 2a - 4a^3/3
+// (a scaled as in the forward); from 2a = 24 on, 1 (the rest, (4a - 2) e^-2a, is below 2^-29; a = inf: a sech^2 a
+// is 0 there, not inf 0); the product with go rounded once, x's sign on go (the low part +0 at a = 0, so that
+// go f'(-0) = go (-0) keeps the sign IEEE gives)
+static inline VF lisht_grad_f(VF go, VF x) {
+  const VF a = x.abs();
+  OnePlus o;
+  one_plus(at::vec::maximum(a * C(-2.0f), C(-24.0f)), o);
+  VF th, tl, y, r;
+  tanh_parts(o, th, tl);
+  over_square(o, y, r);
+  const VF t = pow2(o.e.k) * C(4.0f);  // (k >= -35: exact)
+  const VF sh = y * t, sl = r * t;
+  const VF ph = a * sh, pl = fma_(a, sh, -ph) + a * sl;
+  const VF s = th + ph, b = s - th;
+  Parts p = {s, ((th - (s - b)) + (ph - b)) + (tl + pl), C(0.0f)};
+  const VF small = a < C(0x1p-12f), tiny = a < C(0x1p-32f);
+  const VF as = a * VF::blendv(C(1.0f), C(0x1p64f), tiny);
+  p = blend(p, {as + as, C(0.0f) - (as * (a * a)) * C(1.33333337f), VF::blendv(C(0.0f), C(-64.0f), tiny)}, small);
+  p = blend(p, {C(1.0f), C(0.0f), C(0.0f)}, a >= C(12.0f));
+  return nan_to(scaled_product(go ^ (x & C(-0.0f)), p), x);
+}
+
 // silu's gate times a numerator: xs sigma(x) = (h + l) 2^k, xs = x times a power of two (the caller's scale;
 // sigma from x itself): xs / (1 + u) for x >= 0, [xs E / D] 2^k for x < 0 (xs E an exact two-product), one
 // quotient; u = e^-|x| down to e^-200 (|x sigma(x) v| < 2^-150 beyond for every float32 v)
@@ -911,6 +950,7 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
     "ndtr": ("ndtr_f", "ndtr_grad_f"),
     "hardswish": ("hardswish_f", "hardswish_grad_f"),
     "lecun_tanh": ("lecun_tanh_f", "lecun_tanh_grad_f"),
+    "lisht": ("lisht_f", "lisht_grad_f"),
 }
 # gated kernels: gate(g) v and its two gradients
 GATED: dict[str, tuple[str, str]] = {
@@ -1169,6 +1209,7 @@ FORMS: dict[str, tuple] = {
     "ndtr": ("norm_cdf", "x"),
     "hardswish": ("entry", "hardswish"),
     "lecun_tanh": ("mul", LECUN_A, ("tanh", ("mul", "x", LECUN_B))),
+    "lisht": ("mul", "x", ("tanh", "x")),
     # gated: "g" and "v" the two inputs
     "swiglu": ("swiglu", "g", "v", 1.0),
     "geglu": ("mul", ("gated", "g", ("norm_cdf", "g")), "v"),
