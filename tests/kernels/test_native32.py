@@ -12,7 +12,7 @@ import nonlin
 import nonlin.functional as F
 from nonlin import route
 from nonlin.catalog.additions_pointwise import _TANHSHRINK_SERIES
-from nonlin.catalog.smooth import SELU_ALPHA, SELU_SCALE
+from nonlin.catalog.smooth import _GELU_TANH_C, _SQRT_2_OVER_PI, SELU_ALPHA, SELU_SCALE
 from nonlin.kernels import cpu, dispatch, native32
 from nonlin.registry import convention
 
@@ -63,6 +63,7 @@ REFERENCE = {
             np.isinf(x), 0.0, (1.7159 * 2.0 / 3.0) / np.cosh(np.minimum(np.abs(x * (2.0 / 3.0)), 355.0)) ** 2
         ),
     ),
+    "gelu_tanh": (lambda x: _gelu_tanh(x)[0], lambda x: _gelu_tanh(x)[1]),
     # (at +-inf the derivative's limit +-1: x sech^2 x -> 0)
     "lisht": (
         lambda x: x * np.tanh(x),
@@ -84,6 +85,17 @@ def _tanhshrink(x: np.ndarray) -> np.ndarray:
     small = np.where(np.abs(x) < 0.5, x, 0.0)
     series = small**3 * np.polyval(_TANHSHRINK_SERIES[::-1], small * small)
     return np.where(np.abs(x) < 0.5, series, x - np.tanh(x))
+
+
+def _gelu_tanh(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x sigma(z), z = 2c (x + a x^3), and its derivative sigma(z) (1 + m sigma(-z)), m = 2c x (1 + 3a x^2), in
+    float64 (x clamped where the value is x or 0, as silu's reference; at -inf the gated product's -0)."""
+    xc = np.clip(np.where(np.isnan(x), 0.0, x), -1e3, 1e3)
+    z = 2.0 * _SQRT_2_OVER_PI * (xc + _GELU_TANH_C * xc**3)
+    m = 2.0 * _SQRT_2_OVER_PI * xc * (1.0 + 3.0 * _GELU_TANH_C * xc**2)
+    value = np.where(np.isnan(x), np.nan, np.where(x > 1e3, x, xc * sp.expit(z)))
+    slope = np.where(np.isnan(x), np.nan, sp.expit(z) * (1.0 + m * sp.expit(-z)))
+    return value, np.where((slope == 0) & (x < 0), -0.0, slope)
 
 
 def _gauss_grad(x: np.ndarray, mu: float, sigma: float) -> np.ndarray:
@@ -133,6 +145,7 @@ BOUNDS = {
     "hardswish": (0.55, 0.55),
     "lecun_tanh": (0.9, 0.9),
     "lisht": (0.9, 0.9),
+    "gelu_tanh": (1.1, 1.1),
 }
 
 # the entries whose float32 calls take the kernels outside torch.compile too (elu's route there is torch's op:
@@ -278,7 +291,7 @@ def test_an_entry_written_as_the_primitive_takes_it():
     assert of("silu") == "silu" and of("swish", beta=1.0) == "silu"
     assert of("swish", beta=2.0) is None and of("log_sigmoid") is None
     assert of("quick_gelu") == "quick_gelu" and of("swish", beta=1.702) == "quick_gelu"
-    assert of("gelu") == "gelu" and of("xgelu", alpha=1.0) is None and of("gelu_tanh") is None
+    assert of("gelu") == "gelu" and of("xgelu", alpha=1.0) is None and of("gelu_tanh") == "gelu_tanh"
     assert of("selu") == "selu" and of("elu", alpha=1.0) == "elu" and of("elu", alpha=2.0) is None
     assert of("celu", alpha=1.0) is None
     assert of("tanhshrink") == "tanhshrink" and of("softsign") is None

@@ -76,8 +76,9 @@ def gelu_tanh_formula(m, x):
 
 def _gelu_tanh(m, x):
     # One primitive, so that a namespace can give float32 inputs their own form (u carried as hi + lo; the
-    # derivative's zero at x = -0.7525 as a polynomial): one built that way was 0.6 ULP but twice the time of
-    # float64 math on CPU (docs/kernels.md), so today every namespace computes this formula.
+    # derivative's zero at x = -0.7525 as a polynomial): one generated that way was 0.6 ULP but twice the time of
+    # float64 math on CPU (docs/kernels.md), so every namespace computes this formula; float32 CPU calls take
+    # native32's hand-written FMA kernel of that design instead (matched by this primitive in the trace).
     return m.gelu_tanh(x)
 
 

@@ -459,6 +459,50 @@ static inline Parts quick_grad_parts(VF x) {
   return blend(p, {C(-0.0f), C(0.0f), C(0.0f)}, x < C(-117.5f));
 }
 
+// gelu_tanh, x sigma(z), z = 2c (x + a x^3) (c = sqrt(2/pi), a = 0.044715, as the catalog's float64 constants): z
+// and m = x z'(x) = 2c x (1 + 3a x^2) carried as hi + lo (x^2 an exact two-product, each constant as hi + lo, each
+// product's error kept: ~2^-44 relative), so that e^-|z| is that of z itself; x clamped by the caller (|x| <= 14:
+// x^3 stays far from overflow)
+static inline void gelu_tanh_poly(VF x, VF th, VF tl, float bh, float bl, VF& zh, VF& zl) {  // 2c x (1 + b x^2)
+  const VF ph = th * C(bh);
+  const VF pl = fma_(th, C(bh), -ph) + (th * C(bl) + tl * C(bh));
+  const VF wh = C(1.0f) + ph, wb = wh - C(1.0f);
+  const VF wl = ((C(1.0f) - (wh - wb)) + (ph - wb)) + pl;  // 1 + b x^2 (TwoSum)
+  const VF yh = x * wh;
+  const VF yl = fma_(x, wh, -yh) + x * wl;
+  zh = yh * C(GT_2C_HI);
+  zl = fma_(yh, C(GT_2C_HI), -zh) + (yl * C(GT_2C_HI) + yh * C(GT_2C_LO));
+}
+static inline Parts gelu_tanh_parts(VF x, VF xs) {
+  const VF xc = at::vec::minimum(at::vec::maximum(x, C(GT_CLOSED)), C(GT_OPEN));
+  const VF th = xc * xc, tl = fma_(xc, xc, -th);
+  VF zh, zl, nzh, nzl;
+  gelu_tanh_poly(xc, th, tl, GT_A_HI, GT_A_LO, zh, zl);
+  minus_abs(zh, zl, nzh, nzl);
+  OnePlus o;
+  one_plus(nzh, nzl, o);
+  return times_sigma(xs, x >= C(0.0f), o);
+}
+// gelu_tanh'(x) = sigma(z) (1 + m sigma(-z)): silu_grad_far's form with 1 + m in place of 1 + z (the same algebra:
+// (1 + u (1 + m)) / D^2 for z >= 0, E (1 + m + u) 2^k / D^2 below); near its zero x0 = -0.75246 (|x - x0| < GT_ZONE)
+// the polynomial in d = x - x0 of tools/fit_gelu_tanh_grad_float32.py; x clamped to [GT_GRAD_CLOSED, GT_OPEN] (z
+// down to -200: beyond, |gelu_tanh'| < 2^-279, a zero for every float32 go; above GT_OPEN it rounds to 1), below a -0
+static inline Parts gelu_tanh_grad_parts(VF x) {
+  const VF xc = at::vec::minimum(at::vec::maximum(x, C(GT_GRAD_CLOSED)), C(GT_OPEN));
+  const VF th = xc * xc, tl = fma_(xc, xc, -th);
+  VF zh, zl, mh, ml, nzh, nzl;
+  gelu_tanh_poly(xc, th, tl, GT_A_HI, GT_A_LO, zh, zl);
+  gelu_tanh_poly(xc, th, tl, GT_3A_HI, GT_3A_LO, mh, ml);
+  minus_abs(zh, zl, nzh, nzl);
+  OnePlus o;
+  one_plus(nzh, nzl, o);
+  Parts p = silu_grad_far<true>(mh, ml, x >= C(0.0f), o);
+  const VF dh = x - C(GT_X0_HI);
+  const VF d = dh - C(GT_X0_LO);
+  p = blend(p, near_zero(dh, d, GT_GRAD_P(d), GT_X0_LO, GT_C0_HI, GT_C0_LO), dh.abs() < C(GT_ZONE));
+  return blend(p, {C(-0.0f), C(0.0f), C(0.0f)}, x < C(GT_GRAD_CLOSED));
+}
+
 // softcap at its default cap c = 50: c tanh(x / c), z = x / c carried as zh + zl (1/c as hi + lo, the first
 // product's error exact: z to 2^-48 relative, so that e^-2|z| is that of z itself: zh alone would cost 2 |z| ULP
 // of the argument's rounding in the derivative), c (th + tl) rounded once; for |z| < 2^-12, x - x z^2 / 3
@@ -817,6 +861,10 @@ static inline VF gelu_grad_f(VF go, VF x) {
 }
 static inline VF quick_gelu_f(VF x) { return gated_f<quick_parts, false>(x, C(1.0f), QG_OPEN, -75.0f); }
 static inline VF quick_gelu_grad_f(VF go, VF x) { return times_grad<quick_grad_parts, false>(go, C(1.0f), x, -117.5f); }
+static inline VF gelu_tanh_f(VF x) { return gated_f<gelu_tanh_parts, false>(x, C(1.0f), GT_OPEN, GT_CLOSED); }
+static inline VF gelu_tanh_grad_f(VF go, VF x) {
+  return times_grad<gelu_tanh_grad_parts, false>(go, C(1.0f), x, GT_GRAD_CLOSED);
+}
 // clipped_gelu at its defaults (HF's gelu_10): gelu clamped to [CG_MIN, CG_MAX] (the lower clip, -10, is below
 // gelu's minimum, -0.17: kept as the form has it); its derivative gelu' where gelu(x) <= CG_MAX, that is x <=
 // CG_BREAK (the catalog's breakpoint rounded down to float32: gelu(x) = x (1 - 7.6e-24) there), beyond go 0
@@ -951,6 +999,7 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
     "hardswish": ("hardswish_f", "hardswish_grad_f"),
     "lecun_tanh": ("lecun_tanh_f", "lecun_tanh_grad_f"),
     "lisht": ("lisht_f", "lisht_grad_f"),
+    "gelu_tanh": ("gelu_tanh_f", "gelu_tanh_grad_f"),
 }
 # gated kernels: gate(g) v and its two gradients
 GATED: dict[str, tuple[str, str]] = {
@@ -1016,6 +1065,12 @@ _TANHSHRINK_R = (-0.0001933635212481022, 0.0010685273446142673, -0.0033704589586
                  -0.021855950355529785, 0.05396704375743866, -0.13333329558372498)  # fmt: skip
 QUICK_GELU_BETA = 1.702  # the catalog's quick_gelu: x sigma(1.702 x)
 LECUN_A, LECUN_B = 1.7159, 2.0 / 3.0  # the catalog's lecun_tanh: A tanh(B x)
+# gelu_tanh's derivative near its zero: `python tools/fit_gelu_tanh_grad_float32.py 6 0.15` (fit 0.010 ULP)
+GELU_TANH_X0 = (-0.7524614334106445, 1.1339627903339533e-08)
+GELU_TANH_C0 = 0.43040009102485854
+GELU_TANH_GRAD_P = (0.005961343180388212, 0.005221163388341665, 0.019352540373802185, -0.01661880873143673,
+                    -0.1139407753944397, -0.015782855451107025, 0.38751843571662903)  # fmt: skip
+GELU_TANH_ZONE = 0.15
 
 
 def _f32_value(v: float) -> float:
@@ -1085,6 +1140,7 @@ def _constants() -> str:
         values[f"LT_{name}_LO"] = v - _f32_value(v)
     values.update(_clipped_gelu_constants())
     values.update(_laplace_constants())
+    values.update(_gelu_tanh_constants())
     values.update(
         THIRD_HI=_f32_value(1.0 / 3.0), THIRD_LO=1.0 / 3.0 - _f32_value(1.0 / 3.0), TANHSHRINK_R0=_TANHSHRINK_R[-1]
     )
@@ -1093,9 +1149,34 @@ def _constants() -> str:
     lines.append(f"#define SILU_GRAD_P(d) ({_horner(tc._SILU_GRAD_P)})")
     lines.append(f"#define GELU_GRAD_P(d) ({_horner(tc._GELU_GRAD_P)})")
     lines.append(f"#define QG_GRAD_P(d) ({_horner(q_p)})")
+    lines.append(f"#define GT_GRAD_P(d) ({_horner(GELU_TANH_GRAD_P)})")
     lines.append(f"#define ERFCX_Q(d) ({_horner(tc._ERFCX_Q)})")
     assert tc._ERFCX_K == 4.0 and tc._PHI_LIMIT == 16.0  # (gauss's u = a / (a + 4), a <= 16)
     return "\n".join(lines) + "\n"
+
+
+def _gelu_tanh_constants() -> dict[str, float]:
+    """gelu_tanh's constants as the catalog's float64 values (hi + lo) and its clamps."""
+    from nonlin.catalog.smooth import _GELU_TANH_C, _SQRT_2_OVER_PI
+
+    values = {}
+    for name, v in (("2C", 2.0 * _SQRT_2_OVER_PI), ("A", _GELU_TANH_C), ("3A", 3.0 * _GELU_TANH_C)):
+        values[f"GT_{name}_HI"] = _f32_value(v)
+        values[f"GT_{name}_LO"] = v - _f32_value(v)
+    c0_hi = _f32_value(GELU_TANH_C0)
+    values.update(
+        GT_X0_HI=GELU_TANH_X0[0],
+        GT_X0_LO=GELU_TANH_X0[1],
+        GT_C0_HI=c0_hi,
+        GT_C0_LO=GELU_TANH_C0 - c0_hi,
+        GT_ZONE=GELU_TANH_ZONE,
+        # z >= 25 from x = 6 on (e^-25 |m| < 2^-29: x sigma(z) rounds to x, gelu_tanh' to 1); below x = -11, z < -112
+        # and |x sigma(z)| < 2^-158 (a zero); the derivative's z reaches -200 at x = -13.57 (|gelu_tanh'| < 2^-279)
+        GT_OPEN=6.0,
+        GT_CLOSED=-11.0,
+        GT_GRAD_CLOSED=-13.57,
+    )
+    return values
 
 
 def _clipped_gelu_constants() -> dict[str, float]:
@@ -1210,6 +1291,7 @@ FORMS: dict[str, tuple] = {
     "hardswish": ("entry", "hardswish"),
     "lecun_tanh": ("mul", LECUN_A, ("tanh", ("mul", "x", LECUN_B))),
     "lisht": ("mul", "x", ("tanh", "x")),
+    "gelu_tanh": ("gelu_tanh", "x"),
     # gated: "g" and "v" the two inputs
     "swiglu": ("swiglu", "g", "v", 1.0),
     "geglu": ("mul", ("gated", "g", ("norm_cdf", "g")), "v"),
