@@ -193,6 +193,14 @@ static inline VF scaled_product(VF u, VF v, const Parts& p) {
 
 static inline VF nan_to(VF y, VF x) { return VF::blendv(y, x, x != x); }
 
+// go (h + l) 2^k, h > 0, where the caller's `far` lanes have |go| (h + l) 2^k < 2^-151 for every finite float32 go:
+// there a zero of go's sign made without the underflowing scale (an underflow takes a microcode assist, see
+// one_plus_of), or go's infinity (the true product's); NaN stays NaN
+static inline VF scaled_product_far(VF go, const Parts& p, VF far) {
+  const VF r = scaled_product(go, {p.h, p.l, VF::blendv(p.k, C(0.0f), far)});
+  return VF::blendv(r, go * C(0.0f), far & (go.abs() < C(INFINITY)));
+}
+
 // go f'(x) where f'(x) = 0 exactly (at x = +-inf, the clamped exponentials' tails do not reach it): go 0, a
 // signed zero, or NaN for an infinite go (IEEE)
 static inline VF zero_derivative_at(VF r, VF go, VF at) { return VF::blendv(r, go * C(0.0f), at); }
@@ -215,7 +223,8 @@ static inline VF sigmoid_f(VF x) {
   one_plus(at::vec::maximum(-a, C(-104.0f)), o);  // e^-104 2^64 < 2^-85: 0 once scaled
   const VF pos = x >= C(0.0f);
   const VF y = quotient(VF::blendv(o.e.h, C(1.0f), pos), VF::blendv(o.e.l, C(0.0f), pos), o.dh, o.dl);
-  return nan_to(scaled(y, VF::blendv(o.e.k, C(0.0f), pos)), x);
+  const VF far = a > C(104.0f);  // (sigma(x) < 2^-150 there: +0, made without the underflowing scale)
+  return nan_to(VF::blendv(scaled(y, VF::blendv(o.e.k, C(0.0f), pos | far)), C(0.0f), far & (x < C(0.0f))), x);
 }
 
 // go c u / (1 + u)^2, u = e^-a = 2^k E (c a power of two): go (c E / D^2) rounded once, then 2^k
@@ -227,16 +236,18 @@ static inline void over_square(const OnePlus& o, VF& y, VF& r) {
   y = o.e.h * inv;
   r = (fma_(-y, ph, o.e.h) + fma_(-y, pl, o.e.l)) * inv;
 }
-static inline VF grad_core_of(VF go, const OnePlus& o, float c) {
+// (`far`: lanes where c u < 2^-279, below 2^-151 for every finite float32 go: scaled_product_far's zero)
+static inline VF grad_core_of(VF go, const OnePlus& o, float c, VF far) {
   VF y, r;
   over_square(o, y, r);
-  return scaled_product(go, {y * C(c), r * C(c), o.e.k});
+  return scaled_product_far(go, {y * C(c), r * C(c), o.e.k}, far);
 }
 static inline VF grad_core(VF go, VF a, float c) {
-  // e^-194 2^128 < 2^-151: beyond, 0 times any float32 go (k >= -280)
+  // e^-194 2^128 < 2^-151: beyond, 0 times any float32 go (k >= -280); from a = 196 on, c e^-a 2^128 < 2^-152
+  // also for c = 4 (tanh): a zero of go's sign
   OnePlus o;
   one_plus(at::vec::maximum(-a, C(-194.0f)), o);
-  return grad_core_of(go, o, c);
+  return grad_core_of(go, o, c, a > C(196.0f));
 }
 
 // go sigma'(x) = go sigma(x) sigma(-x)
@@ -546,7 +557,8 @@ static inline VF softcap_grad_f(VF go, VF x) {
   over_cap(x, nzh, nzl);
   OnePlus o;
   one_plus_clamped(nzh, nzl, -194.0f, o);
-  return nan_to(zero_derivative_at(grad_core_of(go, o, 4.0f), go, x.abs() == C(INFINITY)), x);
+  const VF far = nzh < C(-196.0f);
+  return nan_to(zero_derivative_at(grad_core_of(go, o, 4.0f, far), go, x.abs() == C(INFINITY)), x);
 }
 
 // lecun_tanh, A tanh(B x) with A = 1.7159 and B = 2/3 (each as hi + lo): softcap's form, z = B x carried as zh + zl,
@@ -579,7 +591,8 @@ static inline VF lecun_tanh_grad_f(VF go, VF x) {
   over_square(o, y, r);
   const VF ph = y * C(LT_4AB_HI);
   const Parts p = {ph, fma_(y, C(LT_4AB_HI), -ph) + (r * C(LT_4AB_HI) + y * C(LT_4AB_LO)), o.e.k};
-  return nan_to(zero_derivative_at(scaled_product(go, p), go, x.abs() == C(INFINITY)), x);
+  const VF far = nzh < C(-196.0f);  // (4AB e^-196 2^128 < 2^-152)
+  return nan_to(zero_derivative_at(scaled_product_far(go, p, far), go, x.abs() == C(INFINITY)), x);
 }
 
 // The Gaussian pieces of ops.torch_compiled.norm_cdf_float32 for 0 <= a <= 16, with FMA: e^{-a^2/2} = 2^k E
@@ -646,7 +659,7 @@ template <void (*Z)(VF, VF&, VF&)> static inline VF norm_cdf_of(VF x) {
   const VF oh = C(1.0f) - th;
   const VF upper = oh + (((C(1.0f) - oh) - th) - tl);
   const VF zero = zh < C(-14.22f);
-  const VF lower = VF::blendv(scaled(wh + wl, VF::blendv(km, C(0.0f), zero)), C(0.0f), zero);
+  const VF lower = VF::blendv(scaled(wh + wl, VF::blendv(km, C(0.0f), zero | (zh >= C(0.0f)))), C(0.0f), zero);
   return nan_to(VF::blendv(upper, lower, neg), x);
 }
 // go c phi(z), c = ch + cl (laplace: 1 / sigma): e^{-a^2/2} 2^k as above down to a^2 / 2 = 194 (beyond,
@@ -764,7 +777,8 @@ static inline Parts gelu_grad_parts(VF x) {
 // gives p = x); else 2^k (h + l) - 1, 2^k h - 1 by Fast2Sum (1 >= 2^k h); C (eh + el) rounded once; x's sign on
 // the result (-0 stays -0)
 static inline VF elu_like_f(VF x, float sh, float sl, float ch, float cl) {
-  const VF z = at::vec::maximum(x, C(-30.0f));
+  // (x > 0 lanes, which take S x, computed at z = 0: e^x's scale there wraps pow2's exponent field into subnormals)
+  const VF z = at::vec::minimum(at::vec::maximum(x, C(-30.0f)), C(0.0f));
   const VF k = (z * C(1.44269502f)).round();
   const VF r = fma_(k, C(-1.42860677e-06f), fma_(k, C(-0.693145751953125f), z));
   VF p, pe;
@@ -801,7 +815,8 @@ static inline VF elu_like_grad_f(VF go, VF x, float sh, float sl, float ch, floa
   const VF nh = e.h * C(ch);
   const Parts neg = {nh, fma_(e.h, C(ch), -nh) + (e.h * C(cl) + e.l * C(ch)), e.k};
   const Parts pos = {C(sh), C(sl), C(0.0f)};
-  const VF r = scaled_product(go, blend(neg, pos, x > C(0.0f)));  // (an infinite go: go S or go C e^x, IEEE's)
+  // (an infinite go: go S or go C e^x, IEEE's; below -196, C e^x 2^128 < 2^-152: a zero of go's sign)
+  const VF r = scaled_product_far(go, blend(neg, pos, x > C(0.0f)), x < C(-196.0f));
   return nan_to(zero_derivative_at(r, go, x == C(-INFINITY)), x);
 }
 
@@ -904,7 +919,7 @@ static inline VF glu_f(VF g, VF v) {
   Parts p;
   quotient2(VF::blendv(o.e.h, C(1.0f), pos), VF::blendv(o.e.l, C(0.0f), pos), o.dh, o.dl, p.h, p.l);
   p.k = VF::blendv(o.e.k, C(0.0f), pos);
-  const VF r = VF::blendv(scaled_product(v, p), v * C(0.0f), g == C(-INFINITY));
+  const VF r = VF::blendv(scaled_product_far(v, p, g < C(-196.0f)), v * C(0.0f), g == C(-INFINITY));
   return VF::blendv(r, g + v, (g != g) | (v != v));
 }
 // d/dg = go v sigma(g) sigma(-g) (grad_core's E / D^2, the product of three rounded once), d/dv = go sigma(g);
@@ -917,7 +932,7 @@ static inline void glu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
   one_plus(at::vec::maximum(-g.abs(), C(-194.0f)), o);
   VF y, r;
   over_square(o, y, r);
-  VF d = scaled_product(go, v, {y, r, o.e.k});
+  VF d = scaled_product(go, v, {y, r, VF::blendv(o.e.k, C(0.0f), g.abs() > C(194.0f))});  // (those lanes: below)
   const VF infinite = (go.abs() == C(INFINITY)) | (v.abs() == C(INFINITY));
   d = VF::blendv(d, VF::blendv((go ^ v) & C(-0.0f), go * v, infinite), g.abs() > C(194.0f));
   d = VF::blendv(d, (go * C(0.0f)) * (v * C(0.0f)), g.abs() == C(INFINITY));
