@@ -222,6 +222,10 @@ COMMANDS: dict[str, Smaller | None] = {
         "a benchmark: minutes",
         slow=True,
     ),
+    "python benchmarks/tails.py": Smaller(
+        "python benchmarks/tails.py --entries gelu sigmoid --values -300 0.5 --numel 4096 --rounds 1",
+        "every hand-written kernel at eight values: minutes",
+    ),
     "python benchmarks/probe.py --threads 1": Smaller(
         "python benchmarks/probe.py --threads 1 --batch 2 --seq 16 --reps 2", "a benchmark: minutes", slow=True
     ),
