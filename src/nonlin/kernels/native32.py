@@ -721,6 +721,67 @@ static inline VF hardswish_grad_f(VF go, VF x) {
   return nan_to(zero_derivative_at(r, go, x < C(-3.0f)), x);
 }
 
+// tanhexp, x tanh(E), E = e^x = 2^k (h + l), x clamped by the caller (k >= -289). For x >= -8.5 (E >= 2^-12.3):
+// tanh E from u = e^-2E, -2E carried as hi + lo (exact scalings of h and l; its low part outside the reduced
+// argument, softcap's one_plus_clamped; beyond 2E = 24 tanh E rounds to 1), the quotient as th + tl. Below,
+// tanh E = E (1 - E^2 / 3) (the omitted 2E^4 / 15 is below 2^-50) kept as 2^k parts, so that no subnormal is
+// formed where E is below 2^-126 (E^2 from E's scale clamped at 2^-60: below, E^2 < 2^-120)
+struct TanhExp { Exp e; OnePlus o; VF small, eh, el, e2; };
+static inline void tanhexp_parts(VF x, TanhExp& t) {
+  exp_parts(x, t.e);
+  t.small = x < C(-8.5f);
+  const VF s = pow2(at::vec::maximum(t.e.k, C(-30.0f)));  // (exact for x >= -8.5: k >= -13)
+  t.eh = t.e.h * s;
+  t.el = t.e.l * s;
+  one_plus_clamped(t.eh * C(-2.0f), t.el * C(-2.0f), -24.0f, t.o);
+  const VF es = t.e.h * pow2(at::vec::maximum(t.e.k, C(-60.0f)));
+  t.e2 = es * es;
+}
+// x tanh(E) rounded once; above TE_OPEN (tanh E rounds to 1) x, below TE_CLOSED (|x E| < 2^-151) a zero of x's
+// sign (-0; the gated product's limit at -inf); those lanes computed at x = 0
+static inline VF tanhexp_f(VF x) {
+  const VF open = x > C(TE_OPEN), closed = x < C(TE_CLOSED);
+  const VF xc = VF::blendv(x, C(0.0f), open | closed);
+  TanhExp t;
+  tanhexp_parts(xc, t);
+  VF th, tl;
+  tanh_parts(t.o, th, tl);
+  const Parts small = {t.e.h, fma_(-t.e.h, t.e2 * C(0.333333343f), t.e.l), t.e.k};
+  VF y = scaled_product(xc, blend({th, tl, C(0.0f)}, small, t.small));
+  y = y.abs() | (xc & C(-0.0f));  // (x's sign: tanh E > 0; -0 stays -0)
+  y = VF::blendv(y, x, open);
+  y = VF::blendv(y, C(-0.0f), closed);
+  return nan_to(y, x);
+}
+// tanhexp'(x) = T + S, T = tanh E, S = x E sech^2 E (sech^2 E = 4 E_u / D^2 2^ku from the quotient's own u, E S
+// two-products), their sum a TwoSum (no cancellation for x >= 0; for x < 0 they cancel near the zero x0 = -1.0789,
+// where (|x - x0| < TE_ZONE) the polynomial in d = x - x0 of tools/fit_tanhexp_grad_float32.py). Below x = -8.5,
+// E [(1 + x) - E^2 (x + 1/3)] (1 + x exact: x's ULP divides 1 there; the omitted terms below 2^-48 relative).
+// x clamped at TE_OPEN (f' rounds to 1 beyond: x E sech^2 E < 2^-50); times_grad's zero below TE_GRAD_CLOSED
+// (|f'| < 2^-279)
+static inline Parts tanhexp_grad_parts(VF x) {
+  const VF xc = at::vec::minimum(x, C(TE_OPEN));
+  TanhExp t;
+  tanhexp_parts(xc, t);
+  VF th, tl, y, r;
+  tanh_parts(t.o, th, tl);
+  over_square(t.o, y, r);
+  const VF sc = pow2(t.o.e.k) * C(4.0f);  // (ku >= -35: exact)
+  const VF qh = t.eh * y;
+  const VF ql = fma_(t.eh, y, -qh) + (t.eh * r + t.el * y);  // E E_u / D^2
+  const VF qsh = qh * sc, qsl = ql * sc;
+  const VF sh = xc * qsh;
+  const VF sl = fma_(xc, qsh, -sh) + xc * qsl;  // S
+  const VF fh = th + sh, fb = fh - th;
+  Parts p = {fh, ((th - (fh - fb)) + (sh - fb)) + (tl + sl), C(0.0f)};
+  const VF bh = C(1.0f) + xc;
+  const VF bl = C(0.0f) - t.e2 * (xc + C(0.333333343f));
+  const VF ph = t.e.h * bh;
+  p = blend(p, {ph, fma_(t.e.h, bh, -ph) + (t.e.h * bl + t.e.l * bh), t.e.k}, t.small);
+  const VF dh = xc - C(TE_X0_HI);
+  const VF d = dh - C(TE_X0_LO);
+  return blend(p, near_zero(dh, d, TE_GRAD_P(d), TE_X0_LO, TE_C0_HI, TE_C0_LO), dh.abs() < C(TE_ZONE));
+}
 // gelu's gate times a numerator: xs Phi(x) = (h + l) 2^k (xs as for silu_parts), Phi(-a) = 2^(k-1) W with
 // W = E (1 + q) / D as hi + lo (E (1 + q) an exact two-product, one quotient): xs W 2^(k-1) for x < 0,
 // xs (1 - Phi(-a)) for x >= 0 (Phi(-a) below 2^-29 beyond 6); a clamped to erfcx's fit, 16 (beyond, the gate
@@ -891,6 +952,9 @@ static inline VF gelu_tanh_f(VF x) { return gated_f<gelu_tanh_parts, false>(x, C
 static inline VF gelu_tanh_grad_f(VF go, VF x) {
   return times_grad<gelu_tanh_grad_parts, false>(go, C(1.0f), x, GT_GRAD_CLOSED);
 }
+static inline VF tanhexp_grad_f(VF go, VF x) {
+  return times_grad<tanhexp_grad_parts, false>(go, C(1.0f), x, TE_GRAD_CLOSED);
+}
 // clipped_gelu at its defaults (HF's gelu_10): gelu clamped to [CG_MIN, CG_MAX] (the lower clip, -10, is below
 // gelu's minimum, -0.17: kept as the form has it); its derivative gelu' where gelu(x) <= CG_MAX, that is x <=
 // CG_BREAK (the catalog's breakpoint rounded down to float32: gelu(x) = x (1 - 7.6e-24) there), beyond go 0
@@ -1026,6 +1090,7 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
     "lecun_tanh": ("lecun_tanh_f", "lecun_tanh_grad_f"),
     "lisht": ("lisht_f", "lisht_grad_f"),
     "gelu_tanh": ("gelu_tanh_f", "gelu_tanh_grad_f"),
+    "tanhexp": ("tanhexp_f", "tanhexp_grad_f"),
 }
 # gated kernels: gate(g) v and its two gradients
 GATED: dict[str, tuple[str, str]] = {
@@ -1097,6 +1162,14 @@ GELU_TANH_C0 = 0.43040009102485854
 GELU_TANH_GRAD_P = (0.005961343180388212, 0.005221163388341665, 0.019352540373802185, -0.01661880873143673,
                     -0.1139407753944397, -0.015782855451107025, 0.38751843571662903)  # fmt: skip
 GELU_TANH_ZONE = 0.15
+# tanhexp's derivative near its zero: `python tools/fit_tanhexp_grad_float32.py 6 0.15` (fit 0.014 ULP); the zone is
+# narrow, as the derivative's far form is within ~1 ULP from |x - x0| = 0.1 on and the polynomial's own rounding
+# grows with d (1.57 ULP at |d| = 0.3 with a degree-8 fit)
+TANHEXP_X0 = (-1.0788600444793701, -1.3985253843884493e-08)
+TANHEXP_C0 = 0.3525036331603062
+TANHEXP_GRAD_P = (0.011616677045822144, -0.005492867901921272, -0.02583407051861286, -0.04564698413014412,
+                  -0.022872082889080048, 0.10786033421754837, 0.32522690296173096)  # fmt: skip
+TANHEXP_ZONE = 0.15
 
 
 def _f32_value(v: float) -> float:
@@ -1167,6 +1240,18 @@ def _constants() -> str:
     values.update(_clipped_gelu_constants())
     values.update(_laplace_constants())
     values.update(_gelu_tanh_constants())
+    c0_hi = _f32_value(TANHEXP_C0)
+    values.update(
+        TE_X0_HI=TANHEXP_X0[0],
+        TE_X0_LO=TANHEXP_X0[1],
+        TE_C0_HI=c0_hi,
+        TE_C0_LO=TANHEXP_C0 - c0_hi,
+        TE_ZONE=TANHEXP_ZONE,
+        # tanh(e^3) rounds to 1 (1 - tanh 20.1 = 2^-56); below -110, |x e^x| < 2^-152; below -200, |tanhexp'| < 2^-279
+        TE_OPEN=3.0,
+        TE_CLOSED=-110.0,
+        TE_GRAD_CLOSED=-200.0,
+    )
     values.update(
         THIRD_HI=_f32_value(1.0 / 3.0), THIRD_LO=1.0 / 3.0 - _f32_value(1.0 / 3.0), TANHSHRINK_R0=_TANHSHRINK_R[-1]
     )
@@ -1176,6 +1261,7 @@ def _constants() -> str:
     lines.append(f"#define GELU_GRAD_P(d) ({_horner(tc._GELU_GRAD_P)})")
     lines.append(f"#define QG_GRAD_P(d) ({_horner(q_p)})")
     lines.append(f"#define GT_GRAD_P(d) ({_horner(GELU_TANH_GRAD_P)})")
+    lines.append(f"#define TE_GRAD_P(d) ({_horner(TANHEXP_GRAD_P)})")
     lines.append(f"#define ERFCX_Q(d) ({_horner(tc._ERFCX_Q)})")
     assert tc._ERFCX_K == 4.0 and tc._PHI_LIMIT == 16.0  # (gauss's u = a / (a + 4), a <= 16)
     return "\n".join(lines) + "\n"
@@ -1318,6 +1404,7 @@ FORMS: dict[str, tuple] = {
     "lecun_tanh": ("mul", LECUN_A, ("tanh", ("mul", "x", LECUN_B))),
     "lisht": ("mul", "x", ("tanh", "x")),
     "gelu_tanh": ("gelu_tanh", "x"),
+    "tanhexp": ("gated", "x", ("tanh", ("exp", "x"))),
     # gated: "g" and "v" the two inputs
     "swiglu": ("swiglu", "g", "v", 1.0),
     "geglu": ("mul", ("gated", "g", ("norm_cdf", "g")), "v"),
