@@ -1242,13 +1242,8 @@ def _constants() -> str:
     values.update(_clipped_gelu_constants())
     values.update(_laplace_constants())
     values.update(_gelu_tanh_constants())
-    c0_hi = _f32_value(TANHEXP_C0)
+    values.update(_zero_fit("TE", TANHEXP_X0, TANHEXP_C0, TANHEXP_ZONE))
     values.update(
-        TE_X0_HI=TANHEXP_X0[0],
-        TE_X0_LO=TANHEXP_X0[1],
-        TE_C0_HI=c0_hi,
-        TE_C0_LO=TANHEXP_C0 - c0_hi,
-        TE_ZONE=TANHEXP_ZONE,
         # tanh(e^3) rounds to 1 (1 - tanh 20.1 = 2^-56); below -110, |x e^x| < 2^-152; below -200, |tanhexp'| < 2^-279
         TE_OPEN=3.0,
         TE_CLOSED=-110.0,
@@ -1269,6 +1264,13 @@ def _constants() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _zero_fit(tag: str, x0: tuple[float, float], c0: float, zone: float) -> dict[str, float]:
+    """A derivative's zero fit (tools/derivative_zero_fit.py) as near_zero's constants: x0 and C0 as hi + lo."""
+    c0_hi = _f32_value(c0)
+    return {f"{tag}_X0_HI": x0[0], f"{tag}_X0_LO": x0[1], f"{tag}_C0_HI": c0_hi, f"{tag}_C0_LO": c0 - c0_hi,
+            f"{tag}_ZONE": zone}  # fmt: skip
+
+
 def _gelu_tanh_constants() -> dict[str, float]:
     """gelu_tanh's constants as the catalog's float64 values (hi + lo) and its clamps."""
     from nonlin.catalog.smooth import _GELU_TANH_C, _SQRT_2_OVER_PI
@@ -1277,13 +1279,8 @@ def _gelu_tanh_constants() -> dict[str, float]:
     for name, v in (("2C", 2.0 * _SQRT_2_OVER_PI), ("A", _GELU_TANH_C), ("3A", 3.0 * _GELU_TANH_C)):
         values[f"GT_{name}_HI"] = _f32_value(v)
         values[f"GT_{name}_LO"] = v - _f32_value(v)
-    c0_hi = _f32_value(GELU_TANH_C0)
+    values.update(_zero_fit("GT", GELU_TANH_X0, GELU_TANH_C0, GELU_TANH_ZONE))
     values.update(
-        GT_X0_HI=GELU_TANH_X0[0],
-        GT_X0_LO=GELU_TANH_X0[1],
-        GT_C0_HI=c0_hi,
-        GT_C0_LO=GELU_TANH_C0 - c0_hi,
-        GT_ZONE=GELU_TANH_ZONE,
         # z >= 25 from x = 6 on (e^-25 |m| < 2^-29: x sigma(z) rounds to x, gelu_tanh' to 1); below x = -11, z < -112
         # and |x sigma(z)| < 2^-158 (a zero); the derivative's z reaches -200 at x = -13.57 (|gelu_tanh'| < 2^-279)
         GT_OPEN=6.0,
