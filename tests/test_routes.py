@@ -70,13 +70,37 @@ def test_every_torch_row_meets_the_goals_with_margin(name, dtype, pass_, size):
     """What the default path runs for a torch row (recorded by the checker) is torch's op, and it meets the
     goals: the forward as inference runs it, and for a train row the forward and gradients as training runs
     them. Default run: a sample; -m slow: nonlin check's full sample (2^20 float32, halves exhaustive)."""
-    rep = check(name, dtypes=(dtype,), backward=pass_ == "train", size=size, half_size=size)
+    # a large_fused dtype's torch row is its small calls' (the full float32 sample is of the large class)
+    size_class = "small" if dtype in route.NATIVE[name].large_fused else None
+    rep = check(name, dtypes=(dtype,), backward=pass_ == "train", size=size, half_size=size, size_class=size_class)
     taken = rep.routes[dtype]
     if pass_ == "forward":
         assert taken["forward"].startswith("torch/"), taken
     else:
         assert all(r.startswith("torch/") for r in taken.values()), taken
     assert not _limits_met(rep, dtype)
+
+
+LARGE_FUSED = [(n, d) for n, nat in route.NATIVE.items() for d in sorted(nat.large_fused)]
+
+
+@pytest.mark.parametrize(("name", "dtype"), LARGE_FUSED)
+def test_large_fused_rows_keep_torchs_op_for_small_calls_only(name, dtype):
+    """`Native.large_fused`: a large CPU call takes the fused route (measured faster there), a small one torch's
+    op; CUDA rows are the exact ops' torch rows as before."""
+    nat = route.NATIVE[name]
+    for pass_ in route.PASSES:
+        if dtype not in nat.dtypes(pass_):
+            continue
+        assert route.table_route(name, dtype, "cpu", pass_, "small") == "torch"
+        assert route.table_route(name, dtype, "cpu", pass_, "large") == "fused"
+        assert route.table_route(name, dtype, "cuda", pass_, "large") == ("torch" if nat.exact else "fused")
+    x = torch.randn(1 << 20, dtype=getattr(torch, dtype))
+    with torch.no_grad(), route.recording() as taken:
+        big = nonlin.functional.function(name)(x)
+        small = nonlin.functional.function(name)(x[:64])
+    assert [t[5] for t in taken] == ["fused", "torch"]
+    torch.testing.assert_close(big[:64], small)  # within the dtype's rounding of each other
 
 
 def test_calls_go_where_the_table_says(monkeypatch):

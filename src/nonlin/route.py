@@ -67,11 +67,15 @@ class Native:
     `exact`: the op is exact comparisons and at most one rounding (no libm call), so its bits are the same
     on every ISA and device, and inside torch.compile; the others are measured on CPU, outside torch.compile
     (inductor lowers them its own way: the route then takes the eager formula into the caller's graph).
+    `large_fused`: dtypes whose large calls take the fused route all the same, where it was measured faster
+    than torch's op (the half-type lookup, `nonlin.kernels.table`, against an op that computes in float32:
+    torch's stays the small calls' route, whose per-call cost is lower).
     """
 
     train: frozenset[str]
     forward: frozenset[str] = frozenset()
     exact: bool = False
+    large_fused: frozenset[str] = frozenset()
 
     def dtypes(self, pass_: Pass) -> frozenset[str]:
         return self.train | (self.forward if pass_ == "forward" else frozenset())
@@ -101,11 +105,25 @@ NATIVE: Mapping[str, Native] = {
     # the inputs only): inference only.
     "reglu": Native(train=frozenset(), forward=_ALL, exact=True),
     "leaky_relu": Native(train=_LOW, exact=True),
+    "threshold": Native(train=_ALL, exact=True),
+    # torch.abs's backward is two kernels (sgn(x) * grad): from 2^20 float32 elements the fused path's one is
+    # faster (4M elements, forward+backward 6.7 ms against 9.9); in the half types the lookup is not (4.0 ms
+    # forward at 4M bfloat16 against torch.abs's 1.35).
+    "absolute": Native(train=_ALL, exact=True, large_fused=frozenset({"float32"})),
     "hardsigmoid": Native(train=_LOW),
-    "elu": Native(train=_LOW),
-    "celu": Native(train=_LOW),
-    "selu": Native(train=_HALVES),
-    "sin": Native(train=_LOW),
+    # The half-type lookup against torch's op at 4M bfloat16 elements, forward / forward+backward ms, one core
+    # (benchmarks/kernels.py, fused and torch columns): sin 3.9 / 8.2 against 8.1 / 16.4, elu 4.7 / 10.1 against
+    # 10.2 / 15.2, celu 4.3 / 9.8 against 10.4 / 15.8, selu 4.3 / 10.2 against 9.7 / 16.6, cosine 3.3 / 7.7
+    # against 4.0 / 11.9; at 32K torch's op is as fast or faster (elu 0.18 against 0.14 ms forward+backward).
+    # hardsigmoid and leaky_relu (no libm call) stay torch's at every size: 2.6 / 2.1 ms against 4.3.
+    "elu": Native(train=_LOW, large_fused=_HALVES),
+    "celu": Native(train=_LOW, large_fused=_HALVES),
+    "selu": Native(train=_HALVES, large_fused=_HALVES),
+    "sin": Native(train=_LOW, large_fused=_HALVES),
+    "cosine": Native(train=_LOW, large_fused=_HALVES),
+    # torch.exp: 0.571 ULP float32 (99.0% correctly rounded), halves correctly rounded (bfloat16 100%, float16
+    # 99.997%) under every ISA; the half-type lookup is slower than it (4M bfloat16: 3.9 ms forward against 2.8).
+    "exponential": Native(train=_LOW),
     # bfloat16 and float16 forwards of tanh and sigmoid were torch's here too; the fused path's lookup
     # (kernels/table.py: the eager path's bits) costs 1.4 ms per 4M elements where torch.tanh takes 8 and
     # torch.sigmoid 2.2. float32 tanh was torch's forward too, until the fused path's hand-written float32
@@ -146,6 +164,7 @@ def _build_row(name: str, dtype: str, device: str, pass_: Pass, size: Size) -> R
         and s.torch_equivalent is not None
         and dtype in native.dtypes(pass_)
         and (device == "cpu" or native.exact)
+        and not (size == "large" and device == "cpu" and dtype in native.large_fused)
     ):
         return "torch"
     if s.kind not in (Kind.POINTWISE, Kind.GATED):
