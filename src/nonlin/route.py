@@ -13,7 +13,7 @@ A pointwise or gated call runs one of three ways:
 The table has a row per (entry, dtype, device, pass, size class), generated from the catalog: a new entry gets
 rows automatically (the fused path for pointwise and gated entries; a small CPU call takes it once its kernels
 are compiled, `WARM_CALLS`) and `NATIVE` overrides them with torch's op where it was measured to be within
-the goals. Pass is ``"forward"`` when autograd records nothing
+the goals (at both size classes unless the fused route was measured faster for large calls). Pass is ``"forward"`` when autograd records nothing
 (inference, ``torch.no_grad``, inputs that do not require grad) and ``"train"`` when it records the call, so
 that an op whose backward misses the goals (torch.tanh's 1 - tanh^2 cancels) serves inference only. Size
 class is ``"small"`` below `LARGE_NUMEL` elements and ``"large"`` from it.
@@ -67,9 +67,10 @@ class Native:
     `exact`: the op is exact comparisons and at most one rounding (no libm call), so its bits are the same
     on every ISA and device, and inside torch.compile; the others are measured on CPU, outside torch.compile
     (inductor lowers them its own way: the route then takes the eager formula into the caller's graph).
-    `large_fused`: dtypes whose large calls take the fused route all the same, where it was measured faster
-    than torch's op (the half-type lookup, `nonlin.kernels.table`, against an op that computes in float32:
-    torch's stays the small calls' route, whose per-call cost is lower).
+    `large_fused`: dtypes whose large CPU calls take the fused route all the same, where it was measured
+    faster than torch's op (the half-type lookup, `nonlin.kernels.table`, against an op that computes in
+    float32; one fused backward kernel against torch's two): torch's op stays the small calls' route, whose
+    per-call cost is lower.
     """
 
     train: frozenset[str]
