@@ -127,9 +127,14 @@ NATIVE: Mapping[str, Native] = {
     "exponential": Native(train=_LOW),
     # bfloat16 and float16 forwards of tanh and sigmoid were torch's here too; the fused path's lookup
     # (kernels/table.py: the eager path's bits) costs 1.4 ms per 4M elements where torch.tanh takes 8 and
-    # torch.sigmoid 2.2. float32 tanh was torch's forward too, until the fused path's hand-written float32
-    # kernel (kernels/native32.py: 1.1 ns per element, torch.tanh 3.5 on one AVX-512 core, 1.0 ULP)
+    # torch.sigmoid 2.2.
     "erf": Native(train=frozenset(), forward=frozenset({"float32"})),
+    # torch.tanh: 0.563 ULP float32 forward under every ISA; its backward 1 - tanh^2 cancels (1.7e7 ULP), so a
+    # training call takes torch's forward and the fused backward from the saved input (`_torch_forward`).
+    # Which is faster depends on the CPU: on one AVX-512 core here torch.tanh takes 0.5 ns per element in cache
+    # against the hand-written kernel's 1.8 (kernels/native32.py; 17 us against 60 at 32K, 3.0 ms against 4.7
+    # at 4M), where an earlier machine had measured 3.5 against 1.1. torch's op is never slower than itself.
+    "tanh": Native(train=frozenset(), forward=frozenset({"float32"})),
     # torch.atan: 0.508 ULP float32 forward under every ISA; its backward 1 / (1 + x^2) flushes to 0 where x^2
     # overflows (2.1e6 ULP): inference only. 4M float32 forward 3.8 ms against the fused path's 5.1 (float64 math),
     # 32K 0.022 against 0.048; in the halves the lookup is as fast (5.3 ms at 4M bfloat16 both).
@@ -342,6 +347,20 @@ def run(
 
 _SETTLED: dict[tuple, object] = {}  # (entry, dtype, device, records grad, large) -> _TORCH_OP or a dispatch.Job
 _TORCH_OP = object()
+
+
+def settled(s: Spec, x: torch.Tensor) -> torch.Tensor | None:
+    """A pointwise call on `x` alone at the entry's defaults, by the route settled for its row before (torch's op
+    or the compiled kernels), or None where none is (the caller then takes `run`). The functional forms try
+    this first: a small call's whole cost above torch's op is this lookup (benchmarks/call_overhead.py)."""
+    if _PINNED or _RECORD or not state.is_default():
+        return None
+    done = _SETTLED.get(
+        (s.name, x.dtype, x.device, torch.is_grad_enabled() and x.requires_grad, x.numel() >= LARGE_NUMEL)
+    )
+    if done is None or torch.compiler.is_compiling():
+        return None
+    return s.torch_equivalent(x) if done is _TORCH_OP else dispatch.run_job(done, (x,))
 
 
 def _settle(s: Spec, x: torch.Tensor, key: tuple, r: Route, params: Mapping[str, Any]) -> None:

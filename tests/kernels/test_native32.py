@@ -266,7 +266,9 @@ def test_the_bits_do_not_depend_on_position_or_threads(primitive):
 @pytest.mark.parametrize("name", ROUTED)
 def test_float32_calls_of_the_entries_take_the_native_kernels(name):
     """The default route of a float32 call (inference and training) runs the hand-written kernels, saves the
-    input alone, and its backward is the kernel's; other dtypes and settings keep their kernels."""
+    input alone, and its backward is the kernel's; other dtypes and settings keep their kernels. Where torch's
+    op is the row's forward (route.NATIVE: tanh), a training call's forward is torch's op and its backward the
+    kernel's."""
     s = nonlin.spec(name)
     defaults = s.defaults()
     job = dispatch.job_for(s, torch.float32, defaults)
@@ -277,12 +279,15 @@ def test_float32_calls_of_the_entries_take_the_native_kernels(name):
         assert dispatch.job_for(s, torch.float32, defaults).native is None
     x = (torch.randn(route.LARGE_NUMEL, generator=torch.Generator().manual_seed(3)) * 5).requires_grad_()
     go = torch.randn(x.shape)
+    torch_forward = name in route.NATIVE and "float32" in route.NATIVE[name].dtypes("forward")
     with route.recording() as taken:
         y = F.function(name)(x)
     assert taken[0][5] == "fused"
-    assert torch.equal(y, native32.forward(name, x.detach()))
-    with torch.no_grad():
+    forward = s.torch_equivalent(x.detach()) if torch_forward else native32.forward(name, x.detach())
+    assert torch.equal(y, forward)
+    with torch.no_grad(), route.recording() as taken:
         assert torch.equal(F.function(name)(x), y)
+    assert taken[0][5] == ("torch" if torch_forward else "fused")
     saved = [t for t in y.grad_fn.saved_tensors]
     assert len(saved) == 1 and saved[0].data_ptr() == x.data_ptr()
     y.backward(go)
@@ -373,7 +378,8 @@ def test_infinite_incoming_gradients_give_the_ieee_product(primitive):
 @pytest.mark.parametrize("name", ROUTED)
 def test_inside_torch_compile_the_kernels_run_as_ops(name):
     """A user's torch.compile puts the same kernels in its graph (two custom ops, opaque to inductor): a compiled
-    model computes the eager one's bits, forward and gradient."""
+    model computes the eager one's bits, forward and gradient (where torch's op is the eager forward, tanh, the
+    compiled forward is the kernel's: inductor lowers torch's op its own way, `route.choose`)."""
     x = torch.randn(3000, generator=torch.Generator().manual_seed(4)) * 6
     go = torch.randn(x.shape, generator=torch.Generator().manual_seed(5))
     f = F.function(name)
@@ -385,8 +391,9 @@ def test_inside_torch_compile_the_kernels_run_as_ops(name):
     torch._dynamo.reset()  # (one lambda's code object for every entry: dynamo's recompile limit is 8)
     yc = torch.compile(lambda t: f(t) * 1.0, fullgraph=True)(xc)
     yc.backward(go)
-    assert torch.equal(yc, ye) and torch.equal(xc.grad, xe.grad)
-    assert torch.equal(ye, native32.forward(name, x))
+    torch_forward = name in route.NATIVE and "float32" in route.NATIVE[name].dtypes("forward")
+    assert torch.equal(ye, nonlin.spec(name).torch_equivalent(x) if torch_forward else native32.forward(name, x))
+    assert torch.equal(yc, native32.forward(name, x)) and torch.equal(xc.grad, xe.grad)
 
 
 # the gated kernels: gate(g) v with the gate's float64 reference (the limits as the pointwise ones)

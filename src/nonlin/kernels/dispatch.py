@@ -290,12 +290,11 @@ def run_job(job: Job, main) -> torch.Tensor:
 
 
 def _pointwise_forward(job: Job, x: torch.Tensor) -> torch.Tensor:
-    flat = _flat(x)
     if job.native is not None:
-        y = native32.forward(job.native, flat)
+        y = native32.forward(job.native, x.contiguous())  # (x's shape: no view per call)
         if y is not None:
-            return y.view_as(x)
-    return _kernel(job, "fwd", flat)[0].view_as(x)
+            return y
+    return _kernel(job, "fwd", _flat(x))[0].view_as(x)
 
 
 def _gated_forward(job: Job, packed: bool, *inputs: torch.Tensor) -> torch.Tensor:
@@ -401,9 +400,9 @@ class nonlin_fused(torch.autograd.Function):  # lower case: grad_fn names say no
             return None, None, job.table.backward(go, saved[0])
         if job.native is not None:
             (x,) = saved
-            g = native32.backward(job.native, _flat(go), _flat(x))
+            g = native32.backward(job.native, go.contiguous(), x.contiguous())
             if g is not None:
-                return None, None, g.view_as(x)
+                return None, None, g
         grads = _kernel(job, "bwd", _flat(go), *(_flat(t) for t in saved))
         return (None, None, *(g.view_as(t) for g, t in zip(grads, saved, strict=False)))
 

@@ -183,10 +183,16 @@ def _compile(which: str, dtype: torch.dtype, has_v: bool, wide: bool) -> Callabl
 
 
 def row_layout(t: torch.Tensor) -> tuple[int, int, int]:
-    """(rows, width, row stride) of a 1-D tensor or a 2-D one with unit inner stride."""
+    """(rows, width, row stride) of a 1-D tensor, a 2-D one with unit inner stride, or a contiguous one of any
+    other rank (one row: the caller passes tensors of one shape)."""
     if t.dim() == 1:
         return 1, t.shape[0], t.shape[0]
-    return t.shape[0], t.shape[1], t.stride(0)
+    if t.dim() == 2:
+        return t.shape[0], t.shape[1], t.stride(0)
+    if not t.is_contiguous():
+        raise ValueError(f"row_layout: a tensor of {t.dim()} dimensions must be contiguous; got strides {t.stride()}")
+    n = t.numel()
+    return 1, n, n
 
 
 def lookup(bits: torch.Tensor, values: torch.Tensor, out: torch.Tensor, threads: int | None = None) -> bool:

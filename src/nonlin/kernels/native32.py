@@ -1343,7 +1343,7 @@ def _threads(n: int) -> int:
 
 
 def _run(primitive: str, which: str, inputs: tuple[torch.Tensor, ...], outputs: tuple[torch.Tensor, ...]) -> bool:
-    k = kernel(primitive, which)
+    k = _BUILT.get((primitive, which)) or kernel(primitive, which)
     if k is None:
         return False
     n, width, _ = row_layout(inputs[0])
@@ -1352,14 +1352,36 @@ def _run(primitive: str, which: str, inputs: tuple[torch.Tensor, ...], outputs: 
     return True
 
 
+# Contiguous tensors of one shape, of any rank, go to the kernels as one row of all their elements: no reshaping
+# view per call (each costs about a microsecond of a small call's few, benchmarks/call_overhead.py).
+
+
 def forward(primitive: str, x: torch.Tensor) -> torch.Tensor | None:
-    """f(x) for a float32 CPU tensor, 1-D or [rows, width] rows, or None where the kernel is not available."""
+    """f(x) for a float32 CPU tensor, contiguous (any shape) or [rows, width] rows, or None where the kernel is
+    not available."""
+    k = _BUILT.get((primitive, "fwd")) or kernel(primitive, "fwd")
+    if k is None:
+        return None
+    if x.is_contiguous():
+        out = torch.empty_like(x)
+        n = x.numel()
+        k(x, out, 1, n, n, n, _threads(n))
+        return out
     out = torch.empty(x.shape, dtype=x.dtype)
     return out if _run(primitive, "fwd", (x,), (out,)) else None
 
 
 def backward(primitive: str, go: torch.Tensor, x: torch.Tensor) -> torch.Tensor | None:
-    """go f'(x) for float32 CPU tensors of one shape (1-D or rows), or None where the kernel is not available."""
+    """go f'(x) for float32 CPU tensors of one shape (contiguous, any shape; or rows), or None where the kernel
+    is not available."""
+    k = _BUILT.get((primitive, "bwd")) or kernel(primitive, "bwd")
+    if k is None:
+        return None
+    if x.is_contiguous() and go.is_contiguous():
+        out = torch.empty_like(x)
+        n = x.numel()
+        k(go, x, out, 1, n, n, n, n, _threads(n))
+        return out
     out = torch.empty(x.shape, dtype=x.dtype)
     return out if _run(primitive, "bwd", (go, x), (out,)) else None
 

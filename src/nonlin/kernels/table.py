@@ -211,21 +211,23 @@ class Table(_Built):
         # (the half values too: a traced lookup of float32 words and a conversion is 2.8x slower)
         return values, values.float(), slopes, wide
 
+    # (x's shape throughout, contiguous: the kernels take any rank as one row, and a small call spends no
+    # microsecond on reshaping views)
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         values, values32, _, _ = self.arrays or self._build()
-        bits = _flat(x).view(torch.int16)
-        out = torch.empty(bits.shape, dtype=self.dtype)
+        bits = x.contiguous().view(torch.int16)
+        out = torch.empty_like(bits, dtype=self.dtype)
         if not gather.lookup(bits, values32, out):
-            return _lookup(bits, values).view_as(x)
-        return out.view_as(x)
+            return _lookup(_flat(bits), values).view_as(x)
+        return out
 
     def backward(self, go: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
         _, _, slopes, wide = self.arrays or self._build()
-        bits, g = _flat(x).view(torch.int16), _flat(go).to(self.dtype)
-        out = torch.empty(bits.shape, dtype=self.dtype)
+        bits, g = x.contiguous().view(torch.int16), go.to(self.dtype).contiguous()
+        out = torch.empty_like(bits, dtype=self.dtype)
         if not gather.gradient(g, None, bits, slopes, wide, out):
-            return _product(g, None, bits, slopes, wide).view_as(x)
-        return out.view_as(x)
+            return _product(_flat(g), None, _flat(bits), slopes, wide).view_as(x)
+        return out
 
 
 class GateTable(_Built):
