@@ -135,6 +135,13 @@ NATIVE: Mapping[str, Native] = {
     # against the hand-written kernel's 1.8 (kernels/native32.py; 17 us against 60 at 32K, 3.0 ms against 4.7
     # at 4M), where an earlier machine had measured 3.5 against 1.1. torch's op is never slower than itself.
     "tanh": Native(train=frozenset(), forward=frozenset({"float32"})),
+    # torch's x**3 is x * x * x in float32 (two IEEE products: the same bits on every ISA): 1.287 ULP at most over
+    # all 2^23 significands (the error depends on the significand alone down to the subnormal results, where the
+    # last product rounds once onto their grid), its backward 3 x^2 go 1.5 ULP on nonlin check's sample; the
+    # halves miss (computed in float32 and rounded again: bfloat16 92.7% correctly rounded). Its backward is three
+    # kernels (x^2, times 3, times go): from 2^20 elements the fused route's one is faster (4M forward+backward
+    # 6.5 ms against 13.6; forward 2.6 against 2.8); at 32K torch's op is (forward 0.012 ms against 0.035 fused).
+    "cube": Native(train=frozenset({"float32"}), large_fused=frozenset({"float32"})),
     # torch.atan: 0.508 ULP float32 forward under every ISA; its backward 1 / (1 + x^2) flushes to 0 where x^2
     # overflows (2.1e6 ULP): inference only. 4M float32 forward 3.8 ms against the fused path's 5.1 (float64 math),
     # 32K 0.022 against 0.048; in the halves the lookup is as fast (5.3 ms at 4M bfloat16 both).
