@@ -69,8 +69,9 @@ class Native:
     (inductor lowers them its own way: the route then takes the eager formula into the caller's graph).
     `large_fused`: dtypes whose large CPU calls take the fused route all the same, where it was measured
     faster than torch's op (the half-type lookup, `nonlin.kernels.table`, against an op that computes in
-    float32; one fused backward kernel against torch's two): torch's op stays the small calls' route, whose
-    per-call cost is lower.
+    float32; one fused backward kernel against torch's two or three; a hand-written float32 kernel against a
+    textbook composite), training calls included (their forward is then the kernel's, not torch's op): torch's
+    op stays the small calls' route, whose per-call cost is lower.
     """
 
     train: frozenset[str]
@@ -142,6 +143,11 @@ NATIVE: Mapping[str, Native] = {
     # kernels (x^2, times 3, times go): from 2^20 elements the fused route's one is faster (4M forward+backward
     # 6.5 ms against 13.6; forward 2.6 against 2.8); at 32K torch's op is (forward 0.012 ms against 0.035 fused).
     "cube": Native(train=frozenset({"float32"}), large_fused=frozenset({"float32"})),
+    # lisht's textbook x * torch.tanh(x): 1.303 ULP float32 forward at most over every float32 from 2^-12 to 10,
+    # under each ISA (notes/2026-12-04a/lisht_exhaustive.py; torch.tanh 0.563, the product rounded once); its backward misses as tanh's does, so a training call takes this forward and the kernel's
+    # backward. Below 2^20 elements only: at 32K the two torch kernels take 0.028 ms against the hand-written
+    # kernel's 0.085, at 4M 6.9 against 6.2.
+    "lisht": Native(train=frozenset(), forward=frozenset({"float32"}), large_fused=frozenset({"float32"})),
     # torch.atan: 0.508 ULP float32 forward under every ISA; its backward 1 / (1 + x^2) flushes to 0 where x^2
     # overflows (2.1e6 ULP): inference only. 4M float32 forward 3.8 ms against the fused path's 5.1 (float64 math),
     # 32K 0.022 against 0.048; in the halves the lookup is as fast (5.3 ms at 4M bfloat16 both).
@@ -401,10 +407,12 @@ def _torch_forward(s: Spec, x: torch.Tensor) -> bool:
     alone is torch's: `Native.forward`, tanh) and the fused backward from the saved input. Default
     parameters only (the caller's `fast` call), CPU, outside torch.compile."""
     n = NATIVE.get(s.name)
+    dtype = _DTYPE_NAME.get(x.dtype)
     return (
         n is not None
         and s.kind is Kind.POINTWISE
-        and _DTYPE_NAME.get(x.dtype) in n.dtypes("forward")
+        and dtype in n.dtypes("forward")
+        and not (dtype in n.large_fused and _size(x) == "large")  # (there the forward kernel is faster too)
         and state.mode() == "auto"
         and x.device.type == "cpu"
         and not torch.compiler.is_compiling()
