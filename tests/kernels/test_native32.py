@@ -170,6 +170,7 @@ def _torch_forward_when_large(name: str) -> bool:
     n = route.NATIVE.get(name)
     return n is not None and "float32" in n.dtypes("forward") and "float32" not in n.large_fused
 
+
 needs_kernels = pytest.mark.skipif(
     not cpu.compile_available() or not native32.available(), reason="no C++ compiler, or not AVX2 / AVX-512"
 )
