@@ -271,6 +271,18 @@ def _make(s: Spec) -> Callable[..., torch.Tensor]:
     elif s.kind is Kind.GATED:
 
         def f(*tensors, dim: int = -1, layout: str = "gate_value", **params):
+            if (
+                len(tensors) == 1
+                and not params
+                and type(dim) is int
+                and dim == -1
+                and layout == "gate_value"
+                and not s.extra_inputs
+                and isinstance(tensors[0], torch.Tensor)
+            ):
+                y = _route.settled_packed(s, tensors[0])  # the common call, on a route settled before
+                if y is not None:
+                    return y
             extra = {k: params.pop(k) for k in list(params) if k in s.extra_inputs}
             return _gated(s, tensors, extra, dim, layout, params)
 

@@ -376,6 +376,23 @@ def settled(s: Spec, x: torch.Tensor) -> torch.Tensor | None:
     return s.torch_equivalent(x) if done is _TORCH_OP else dispatch.run_job(done, (x,))
 
 
+def settled_packed(s: Spec, packed: torch.Tensor) -> torch.Tensor | None:
+    """`settled` for a gated call on one contiguous packed [..., 2d] tensor ([gate | value], the last dim) at
+    the entry's defaults, on compiled kernels: the halves are never made (the kernels read the packed rows),
+    or None (the caller then splits and takes `run`)."""
+    if _PINNED or _RECORD or not state.is_default() or packed.dim() == 0:
+        return None
+    n = packed.numel()
+    if n == 0 or packed.shape[-1] % 2 or not packed.is_contiguous():
+        return None
+    done = _SETTLED.get(
+        (s.name, packed.dtype, packed.device, torch.is_grad_enabled() and packed.requires_grad, n // 2 >= LARGE_NUMEL)
+    )
+    if done is None or done is _TORCH_OP or torch.compiler.is_compiling():
+        return None
+    return dispatch.run_packed(done, packed)
+
+
 def _settle(s: Spec, x: torch.Tensor, key: tuple, r: Route, params: Mapping[str, Any]) -> None:
     """Remember a default-parameter call's route once it will not change: torch's op, or the fused path once
     its kernels are compiled (the eager route of a small call that is still warming up is not remembered)."""

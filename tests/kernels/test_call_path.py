@@ -248,9 +248,8 @@ def test_identity_inside_a_compiled_model_is_its_input():
 def test_training_erf_takes_torchs_forward_and_the_fused_backward(dtype):
     """erf's float32 forward alone is torch's op (route.NATIVE), its backward is not: a training call runs
     torch.erf forward and the fused backward from the saved input, so training and inference forwards give the
-    same bits and the gradient stays the fused one. (tanh was such a row until its float32 kernels,
-    kernels/native32.py, beat torch.tanh: tests/kernels/test_native32.py; half inputs take the table:
-    tests/kernels/test_kernel_table.py.)"""
+    same bits and the gradient stays the fused one. (tanh and lisht are such rows too, with hand-written backward
+    kernels: tests/kernels/test_native32.py; half inputs take the table: tests/kernels/test_kernel_table.py.)"""
     x = torch.linspace(-5, 5, route.LARGE_NUMEL, dtype=torch.float32).to(dtype)
     seen: list[torch.Tensor] = []
     for _ in range(2):  # the first call settles the route, the second takes the settled one
@@ -305,3 +304,36 @@ def test_dyt_keeps_the_sign_of_an_underflowed_product():
 )
 def test_float32_math_keeps_signed_zeros_of_tiny_inputs(name):
     assert _wrong_signed_zeros(name) == []
+
+
+@pytest.mark.parametrize("name", ["swiglu", "geglu", "glu", "reglu", "geglu_tanh", "bilinear"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_a_settled_packed_call_is_the_split_call(name, dtype):
+    """A gated call on one packed [gate | value] tensor at the defaults, once its route is settled, goes
+    straight to the kernels (`route.settled_packed`: no halves made); its values, gradient and saved tensors are
+    those of the same call on the halves given apart, and a torch row, another layout or dim, or a non-contiguous
+    tensor takes the general path."""
+    f = F._BASE[name]  # nonlin's own signature ([gate | value]; F.glu is torch's, [value | gate])
+    gen = torch.Generator().manual_seed(0)
+    x = (torch.randn(24, 2 * 40, generator=gen) * 4).to(dtype)
+    go = torch.randn(24, 40, generator=gen).to(dtype)
+    big = torch.randn(2, 2 * (route.LARGE_NUMEL // 2 + 1), dtype=dtype)  # halves of 2^20 + 2 elements: large
+    f(big)
+    f(big.clone().requires_grad_()).sum().backward()  # settles both passes (compiling on the spot)
+    for _ in range(route.WARM_CALLS + 1):
+        f(x)
+        f(x.clone().requires_grad_()).backward(go)
+    fast, fast_in = f(x), x.clone().requires_grad_()
+    y = f(fast_in)
+    y.backward(go)
+    g, v = x.clone().requires_grad_(), x.clone().requires_grad_()
+    ref = f(g[:, :40], v[:, 40:])
+    ref.backward(go)
+    assert torch.equal(fast, ref.detach()) and torch.equal(y.detach(), ref.detach())
+    assert torch.equal(fast_in.grad[:, :40], g.grad[:, :40]) and torch.equal(fast_in.grad[:, 40:], v.grad[:, 40:])
+    assert y.shape == (24, 40)
+    s = nonlin.spec(name)
+    settled = route.settled_packed(s, x)
+    assert (settled is None) == (name in route.NATIVE), name  # torch rows take the general path
+    assert route.settled_packed(s, x.t().contiguous().t()) is None  # not contiguous
+    assert torch.equal(f(x, layout="value_gate"), f(torch.cat([x[:, 40:], x[:, :40]], dim=-1)))

@@ -289,6 +289,16 @@ def run_job(job: Job, main) -> torch.Tensor:
     return _gated_forward(job, False, g, v).view_as(g)
 
 
+def run_packed(job: Job, base: torch.Tensor) -> torch.Tensor | None:
+    """`run_job` of the two halves of a contiguous packed [..., 2d] tensor ([gate | value]), given the tensor
+    itself; None where the job is not a gated one that computes."""
+    if not job.gated or job.passthrough:
+        return None
+    if torch.is_grad_enabled() and base.requires_grad:
+        return _fused_apply(job, True, base)
+    return _gated_forward(job, True, base).view(*base.shape[:-1], base.shape[-1] // 2)
+
+
 def _pointwise_forward(job: Job, x: torch.Tensor) -> torch.Tensor:
     if job.native is not None:
         y = native32.forward(job.native, x.contiguous())  # (x's shape: no view per call)
