@@ -132,9 +132,10 @@ NATIVE: Mapping[str, Native] = {
     "erf": Native(train=frozenset(), forward=frozenset({"float32"})),
     # torch.tanh: 0.563 ULP float32 forward under every ISA; its backward 1 - tanh^2 cancels (1.7e7 ULP), so a
     # training call takes torch's forward and the fused backward from the saved input (`_torch_forward`).
-    # Which is faster depends on the CPU: on one AVX-512 core here torch.tanh takes 0.5 ns per element in cache
-    # against the hand-written kernel's 1.8 (kernels/native32.py; 17 us against 60 at 32K, 3.0 ms against 4.7
-    # at 4M), where an earlier machine had measured 3.5 against 1.1. torch's op is never slower than itself.
+    # Which is faster depends on the CPU: on one AVX-512 Ice Lake core (2026-12-04) torch.tanh takes 0.34 ns per
+    # element in cache against the hand-written kernel's 1.05 (kernels/native32.py; 17 us against 60 at 32K, 3.0
+    # ms against 4.7 at 4M), where the 2026-12-02 machine had measured 3.5 against 1.1. torch's op is never
+    # slower than itself.
     "tanh": Native(train=frozenset(), forward=frozenset({"float32"})),
     # torch's x**3 is x * x * x in float32 (two IEEE products: the same bits on every ISA): 1.287 ULP at most over
     # all 2^23 significands (the error depends on the significand alone down to the subnormal results, where the
@@ -144,9 +145,10 @@ NATIVE: Mapping[str, Native] = {
     # 6.5 ms against 13.6; forward 2.6 against 2.8); at 32K torch's op is (forward 0.012 ms against 0.035 fused).
     "cube": Native(train=frozenset({"float32"}), large_fused=frozenset({"float32"})),
     # lisht's textbook x * torch.tanh(x): 1.303 ULP float32 forward at most over every float32 from 2^-12 to 10,
-    # under each ISA (notes/2026-12-04a/lisht_exhaustive.py; torch.tanh 0.563, the product rounded once); its backward misses as tanh's does, so a training call takes this forward and the kernel's
-    # backward. Below 2^20 elements only: at 32K the two torch kernels take 0.028 ms against the hand-written
-    # kernel's 0.085, at 4M 6.9 against 6.2.
+    # under each ISA (notes/2026-12-04a/lisht_exhaustive.py; torch.tanh 0.563, the product rounded once); its
+    # backward misses as tanh's does, so a training call takes this forward and the kernel's backward. Below
+    # 2^20 elements only: at 32K the two torch kernels take 0.028 ms against the hand-written kernel's 0.085, at
+    # 4M 6.9 against 6.2.
     "lisht": Native(train=frozenset(), forward=frozenset({"float32"}), large_fused=frozenset({"float32"})),
     # torch.atan: 0.508 ULP float32 forward under every ISA; its backward 1 / (1 + x^2) flushes to 0 where x^2
     # overflows (2.1e6 ULP): inference only. 4M float32 forward 3.8 ms against the fused path's 5.1 (float64 math),
