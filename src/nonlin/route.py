@@ -340,10 +340,10 @@ def run(
     if fast and state.is_default():
         # A call at the entry's defaults whose route was settled before (the torch op, or compiled kernels):
         # one dict lookup, no table walk (benchmarks/call_overhead.py measures what each layer costs).
-        grad = torch.is_grad_enabled() and (x.requires_grad or (len(main) > 1 and main[1].requires_grad))
-        key = (s.name, x.dtype, x.device, grad, x.numel() >= LARGE_NUMEL)
-        done = _SETTLED.get(key)
-        if done is not None and not torch.compiler.is_compiling():
+        grad = x.requires_grad or (len(main) > 1 and main[1].requires_grad)
+        key = _settled_key(s, x, grad, x.numel())
+        done = _settled_job(key)
+        if done is not None:
             return s.torch_equivalent(*main) if done is _TORCH_OP else dispatch.run_job(done, main)
     params = params or {}
     r = choose(s, body, main, extra, params)
@@ -364,16 +364,26 @@ _SETTLED: dict[tuple, object] = {}  # (entry, dtype, device, records grad, large
 _TORCH_OP = object()
 
 
+def _settled_key(s: Spec, x: torch.Tensor, requires_grad: bool, numel: int) -> tuple:
+    """The `_SETTLED` key of a call on main input `x` (numel: the main input's elements)."""
+    return (s.name, x.dtype, x.device, torch.is_grad_enabled() and requires_grad, numel >= LARGE_NUMEL)
+
+
+def _settled_job(key: tuple) -> object | None:
+    """The settled route of `key` (`_TORCH_OP` or a job) where the default settings are in force outside
+    torch.compile, else None."""
+    if _PINNED or _RECORD or not state.is_default():
+        return None
+    done = _SETTLED.get(key)
+    return None if done is None or torch.compiler.is_compiling() else done
+
+
 def settled(s: Spec, x: torch.Tensor) -> torch.Tensor | None:
     """A pointwise call on `x` alone at the entry's defaults, by the route settled for its row before (torch's op
     or the compiled kernels), or None where none is (the caller then takes `run`). The functional forms try
     this first: a small call's whole cost above torch's op is this lookup (benchmarks/call_overhead.py)."""
-    if _PINNED or _RECORD or not state.is_default():
-        return None
-    done = _SETTLED.get(
-        (s.name, x.dtype, x.device, torch.is_grad_enabled() and x.requires_grad, x.numel() >= LARGE_NUMEL)
-    )
-    if done is None or torch.compiler.is_compiling():
+    done = _settled_job(_settled_key(s, x, x.requires_grad, x.numel()))
+    if done is None:
         return None
     return s.torch_equivalent(x) if done is _TORCH_OP else dispatch.run_job(done, (x,))
 
@@ -382,15 +392,11 @@ def settled_packed(s: Spec, packed: torch.Tensor) -> torch.Tensor | None:
     """`settled` for a gated call on one contiguous packed [..., 2d] tensor ([gate | value], the last dim) at
     the entry's defaults, on compiled kernels: the halves are never made (the kernels read the packed rows),
     or None (the caller then splits and takes `run`)."""
-    if _PINNED or _RECORD or not state.is_default() or packed.dim() == 0:
-        return None
     n = packed.numel()
-    if n == 0 or packed.shape[-1] % 2 or not packed.is_contiguous():
+    if packed.dim() == 0 or n == 0 or packed.shape[-1] % 2 or not packed.is_contiguous():
         return None
-    done = _SETTLED.get(
-        (s.name, packed.dtype, packed.device, torch.is_grad_enabled() and packed.requires_grad, n // 2 >= LARGE_NUMEL)
-    )
-    if done is None or done is _TORCH_OP or torch.compiler.is_compiling():
+    done = _settled_job(_settled_key(s, packed, packed.requires_grad, n // 2))  # (the key of the gate half)
+    if done is None or done is _TORCH_OP:
         return None
     return dispatch.run_packed(done, packed)
 

@@ -337,3 +337,61 @@ def test_a_settled_packed_call_is_the_split_call(name, dtype):
     assert (settled is None) == (name in route.NATIVE), name  # torch rows take the general path
     assert route.settled_packed(s, x.t().contiguous().t()) is None  # not contiguous
     assert torch.equal(f(x, layout="value_gate"), f(torch.cat([x[:, 40:], x[:, :40]], dim=-1)))
+
+
+def _calls(fn) -> set[tuple[str, str]]:
+    """(file name, function name) of every Python function `fn()` runs."""
+    seen: set[tuple[str, str]] = set()
+
+    def hook(frame, event, arg):
+        if event == "call":
+            seen.add((frame.f_code.co_filename.rsplit("/", 1)[-1], frame.f_code.co_name))
+
+    sys.setprofile(hook)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return seen
+
+
+def test_a_settled_call_skips_the_route_walk():
+    """Once a default-parameter call's route is settled, the functional form goes from the lookup
+    (`route.settled`, `route.settled_packed`) to the kernels: no argument handling, no route walk, no halves."""
+    x, packed = torch.randn(64, 64), torch.randn(64, 128)
+    F.silu(torch.randn(route.LARGE_NUMEL))  # compiles the kernels
+    F.swiglu(torch.randn(2, route.LARGE_NUMEL + 2))
+    for _ in range(route.WARM_CALLS + 1):
+        F.silu(x)
+        F.swiglu(packed)
+    pointwise, gated = _calls(lambda: F.silu(x)), _calls(lambda: F.swiglu(packed))
+    assert ("route.py", "settled") in pointwise and ("route.py", "run") not in pointwise
+    assert ("functional.py", "_pointwise") not in pointwise
+    assert ("route.py", "settled_packed") in gated and ("route.py", "run") not in gated
+    assert ("functional.py", "split_packed") not in gated
+    with use("eager"):  # another setting: the general path
+        assert ("route.py", "run") in _calls(lambda: F.silu(x))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_the_kernels_take_tensors_of_any_shape(dtype):
+    """A contiguous tensor of any rank goes to the hand-written and lookup kernels as one row in its own shape,
+    a non-contiguous one as a contiguous copy: the same bits as the flat call, forward and gradient."""
+    name = "silu"
+    F.function(name)(torch.randn(route.LARGE_NUMEL).to(dtype).requires_grad_()).sum().backward()
+    base = (torch.randn(4, 6, 10, generator=torch.Generator().manual_seed(1)) * 4).to(dtype)
+    for x in (base, base.transpose(0, 2), base[:, ::2, 1:], base[0, 0, 0]):
+        with route.pinned("large"):  # the kernels at any size
+            flat_in = x.reshape(-1).clone().requires_grad_()
+            flat = F.function(name)(flat_in)
+            flat.backward(torch.ones_like(flat))
+            shaped_in = x.clone().requires_grad_()
+            y = F.function(name)(shaped_in)
+            y.backward(torch.ones_like(y))
+        assert y.shape == x.shape and torch.equal(y.reshape(-1), flat.detach())
+        assert torch.equal(shaped_in.grad.reshape(-1), flat_in.grad)
+    from nonlin.kernels.gather import row_layout
+
+    assert row_layout(base) == (1, base.numel(), base.numel())
+    with pytest.raises(ValueError, match="must be contiguous"):
+        row_layout(base.transpose(0, 2))
