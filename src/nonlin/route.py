@@ -107,6 +107,11 @@ NATIVE: Mapping[str, Native] = {
     # the inputs only): inference only.
     "reglu": Native(train=frozenset(), forward=_ALL, exact=True),
     "leaky_relu": Native(train=_LOW, exact=True),
+    # F.prelu at its default slope (0.25, exact in every dtype): one comparison and at most one rounding. Its
+    # backward is slow (4M float32 forward+backward 24.8 ms against the fused path's 6.8): inference only; from
+    # 2^20 float32 elements the fused forward is faster too (2.6 ms against 3.0), in bfloat16 not (the lookup
+    # 3.3 against 1.6; 32K: 0.068 ms against 0.039). notes/2026-12-04b/kernels_all_4m.md, 2026-12-04a/*_32k.md
+    "prelu": Native(train=frozenset(), forward=_ALL, exact=True, large_fused=frozenset({"float32"})),
     "threshold": Native(train=_ALL, exact=True),
     # torch.abs's backward is two kernels (sgn(x) * grad): from 2^20 float32 elements the fused path's one is
     # faster (4M elements, forward+backward 6.7 ms against 9.9); in the half types the lookup is not (4.0 ms
