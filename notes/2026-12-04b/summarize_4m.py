@@ -11,7 +11,9 @@ import nonlin
 
 
 def rows(path):
-    for line in open(path):
+    with open(path) as f:
+        lines = f.read().splitlines()
+    for line in lines:
         c = [x.strip() for x in line.strip().strip("|").split("|")]
         if len(c) > 10 and c[0] not in ("entry",) and not c[0].startswith("-"):
             yield c[0], c[1], c[3], c[4], None if c[9] == "-" else float(c[9])
@@ -26,8 +28,10 @@ for entry, dtype, pas, route, ratio in rows(sys.argv[1]):
     (native if has_op else composite).append((entry, dtype, pas, route, ratio))
 for label, group, goal in (("torch's own op", native, 1.0), ("textbook composite", composite, 0.67)):
     met = [r for r in group if r[4] <= goal]
-    print(f"{label}: {len(met)} of {len(group)} rows at or below {goal} (median ratio "
-          f"{statistics.median(r[4] for r in group):.2f}); within 1.1: {sum(r[4] <= 1.1 for r in group)}")
+    print(
+        f"{label}: {len(met)} of {len(group)} rows at or below {goal} (median ratio "
+        f"{statistics.median(r[4] for r in group):.2f}); within 1.1: {sum(r[4] <= 1.1 for r in group)}"
+    )
     for r in sorted(group, key=lambda r: -r[4]):
         if r[4] > goal:
             print(f"  {r[0]:22s} {r[1]:9s} {r[2]:8s} {r[3]:6s} {r[4]:.2f}")
