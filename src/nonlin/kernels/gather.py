@@ -68,7 +68,7 @@ template <class F> static inline void for_blocks(int64_t rows, int64_t width, in
 
 # values: the table's half-type results widened to float32 (exact); out = values[bits] as the half type (bfloat16
 # on AVX-512: the top 16 bits of each value's pattern, one narrowing instruction where ATen's rounding conversion
-# takes several: 0.57-0.64 ns per element in cache against 0.66-0.83 in five interleaved pairs,
+# takes several: 0.57-0.60 ns per element in cache against 0.66-0.68 in two interleaved pairs,
 # notes/2026-12-04b/bf16_lookup.md)
 _LOOKUP = r"""
 extern "C" void kernel(const int16_t* bits, const float* values, Half* out, int64_t rows, int64_t width,
