@@ -231,6 +231,12 @@ def defaults(name: str) -> dict[str, Any]:
     return _defaults(name)
 
 
+def _at_defaults(name: str, params: dict[str, Any]) -> bool:
+    """Whether `params` are the entry's defaults; a tensor (a learnable parameter, or prelu's weight as F.prelu
+    takes it) never is."""
+    return not any(isinstance(v, torch.Tensor) for v in params.values()) and params == _defaults(name)
+
+
 def _defaults(name: str) -> dict[str, Any]:
     """The entry's default parameters (one dict per entry, shared: read it, never change it)."""
     d = _DEFAULTS.get(name)
@@ -281,7 +287,7 @@ def choose(
         if (
             not extra
             and body is s.forward
-            and (not params or params == _defaults(s.name))
+            and (not params or _at_defaults(s.name, params))
             # Inside torch.compile inductor lowers torch's op its own way (F.elu's expm1 as exp(x) - 1:
             # elu(-3e-12) = 0): only the exact ops keep their bits; the others take the fused path's forms.
             and (NATIVE[s.name].exact or not compiling)
@@ -461,8 +467,7 @@ def _fused(s: Spec, body, main, extra, params) -> torch.Tensor:
         and not extra
         and body is s.forward
         and _torch_forward(s, x)
-        and not any(isinstance(v, torch.Tensor) for v in params.values())  # (learnable parameters)
-        and params == _defaults(s.name)
+        and _at_defaults(s.name, params)
     ):
         job = dispatch.job_for(s, x.dtype, params)
         if job is not None:
