@@ -12,12 +12,15 @@ from nonlin.kernels import gather as G
 torch.set_num_threads(1)
 pre = G._PRELUDE.replace("HALF_TYPE", "at::BFloat16") + G.FOR_BLOCKS
 cur = pre + G._LOOKUP
-alt = (
-    pre
-    + r"""
+# the lookup kernel's signature (gather._LOOKUP's), shared by the two loops compared with it
+SIGNATURE = """
 extern "C" void kernel(const int16_t* bits, const float* values, Half* out, int64_t rows, int64_t width,
                        int64_t s_bits, int64_t s_out, int64_t threads) {
-  const int32_t* vi = reinterpret_cast<const int32_t*>(values);
+"""
+alt = (
+    pre
+    + SIGNATURE
+    + r"""  const int32_t* vi = reinterpret_cast<const int32_t*>(values);
   for_blocks(rows, width, threads, [&](int64_t r, int64_t begin, int64_t end) {
     const int16_t* b = bits + r * s_bits;
     Half* o = out + r * s_out;
@@ -34,10 +37,8 @@ extern "C" void kernel(const int16_t* bits, const float* values, Half* out, int6
 )
 scal = (
     pre
-    + r"""
-extern "C" void kernel(const int16_t* bits, const float* values, Half* out, int64_t rows, int64_t width,
-                       int64_t s_bits, int64_t s_out, int64_t threads) {
-  const uint32_t* vi = reinterpret_cast<const uint32_t*>(values);
+    + SIGNATURE
+    + r"""  const uint32_t* vi = reinterpret_cast<const uint32_t*>(values);
   uint16_t* oo = reinterpret_cast<uint16_t*>(out);
   for (int64_t i = 0; i < width; ++i) oo[i] = (uint16_t)(vi[(uint16_t)bits[i]] >> 16);
 }
