@@ -270,6 +270,41 @@ def test_the_bits_do_not_depend_on_position_or_threads(primitive):
                            native32.backward(primitive, go, x)[:length])  # fmt: skip
 
 
+def _with_a_nan_lane(t: torch.Tensor) -> torch.Tensor:
+    """t's elements, 7 to every 8 with a NaN as the 8th: every vector (8 or 16 lanes) then holds a NaN, so the
+    kernels take their full form (special cases blended in) on every lane."""
+    rows = t.reshape(-1, 7)
+    return torch.cat([rows, torch.full((rows.shape[0], 1), float("nan"))], dim=1).reshape(-1)
+
+
+def _plain_sample() -> tuple[torch.Tensor, torch.Tensor]:
+    """Finite float32s sorted (runs of ordinary values fill whole vectors: the plain form takes them), every
+    binade, dense over the kernels' ranges, and a finite go of every magnitude."""
+    xs = np.sort(np.concatenate([_inputs(4099), np.float32([0.0, -0.0])]))
+    xs = xs[: len(xs) // 7 * 7]
+    gen = torch.Generator().manual_seed(8)
+    go = torch.randn(len(xs), generator=gen) * torch.exp2(torch.randint(-60, 61, (len(xs),), generator=gen).float())
+    return torch.from_numpy(xs), go
+
+
+def _same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return bool(((a.view(torch.int32) == b.view(torch.int32)) | (a.isnan() & b.isnan())).all())
+
+
+@needs_kernels
+@pytest.mark.parametrize("primitive", sorted(native32.PRIMITIVES))
+def test_the_plain_form_gives_the_full_forms_bits(primitive):
+    """Where every lane of a vector is ordinary (no clamp, tail, infinity or NaN to blend in) a kernel takes its
+    plain form (native32's `every`): the same operations, so the same bits as the full form, which a NaN lane
+    in each vector forces."""
+    x, go = _plain_sample()
+    keep = ~_with_a_nan_lane(torch.zeros_like(x)).isnan()
+    full = native32.forward(primitive, _with_a_nan_lane(x))[keep]
+    assert _same_bits(native32.forward(primitive, x), full)
+    full = native32.backward(primitive, _with_a_nan_lane(go), _with_a_nan_lane(x))[keep]
+    assert _same_bits(native32.backward(primitive, go, x), full)
+
+
 @needs_kernels
 @pytest.mark.parametrize("name", ROUTED)
 def test_float32_calls_of_the_entries_take_the_native_kernels(name):
@@ -442,6 +477,21 @@ def test_gated_kernels_are_within_their_bounds(name):
     assert torch.equal(native32.gated_forward(name, g, one), native32.forward(GATES[name], g))
     assert native32.gated_backward(name, go, g, one, dg, dv)
     assert torch.equal(dg, native32.backward(GATES[name], go, g))
+
+
+@needs_kernels
+@pytest.mark.parametrize("name", sorted(GATES))
+def test_the_gated_plain_form_gives_the_full_forms_bits(name):
+    """As the pointwise kernels' plain form: vectors of ordinary g (and finite v, go) against the same lanes beside
+    a NaN gate."""
+    g, go = _plain_sample()
+    v = go.flip(0)
+    keep = ~_with_a_nan_lane(torch.zeros_like(g)).isnan()
+    gn, vn, gon = (_with_a_nan_lane(t) for t in (g, v, go))
+    assert _same_bits(native32.gated_forward(name, g, v), native32.gated_forward(name, gn, vn)[keep])
+    dg, dv, dgn, dvn = torch.empty_like(g), torch.empty_like(g), torch.empty_like(gn), torch.empty_like(gn)
+    assert native32.gated_backward(name, go, g, v, dg, dv) and native32.gated_backward(name, gon, gn, vn, dgn, dvn)
+    assert _same_bits(dg, dgn[keep]) and _same_bits(dv, dvn[keep])
 
 
 @needs_kernels

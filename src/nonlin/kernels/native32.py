@@ -135,16 +135,27 @@ static inline Parts near_zero(VF dh, VF d, VF p, float x0l, float c0h, float c0l
 // bit, and sigma' scales by k itself). No subnormal is formed: an operation that makes or reads one takes a
 // microcode assist on x86 (~150 cycles), which had made the kernels up to 10x slower on inputs whose u is tiny
 // (silu at x = -90: 13 ns per element against 1.6)
+// (PLAIN: the caller's k >= -100)
 struct OnePlus { Exp e; VF t, dh, dl; };
-static inline void one_plus_of(OnePlus& o) {
-  o.t = pow2(at::vec::maximum(o.e.k, C(-100.0f))) & (o.e.k >= C(-100.0f));
-  const VF uh = o.e.h * o.t, ul = o.e.l * o.t;
+template <bool PLAIN = false> static inline void one_plus_of(OnePlus& o) {
+  VF uh, ul;
+#if defined(CPU_CAPABILITY_AVX512)
+  if constexpr (PLAIN) {  // (exact: h 2^k and l 2^k are normal for k >= -100; t is not formed)
+    uh = VF(_mm512_scalef_ps(o.e.h, o.e.k));
+    ul = VF(_mm512_scalef_ps(o.e.l, o.e.k));
+  } else
+#endif
+  {
+    o.t = PLAIN ? pow2(o.e.k) : pow2(at::vec::maximum(o.e.k, C(-100.0f))) & (o.e.k >= C(-100.0f));
+    uh = o.e.h * o.t;
+    ul = o.e.l * o.t;
+  }
   o.dh = C(1.0f) + uh;
   o.dl = ((C(1.0f) - o.dh) + uh) + ul;  // (Fast2Sum: 1 >= uh)
 }
-static inline void one_plus(VF z, OnePlus& o) {
+template <bool PLAIN = false> static inline void one_plus(VF z, OnePlus& o) {
   exp_parts(z, o.e);
-  one_plus_of(o);
+  one_plus_of<PLAIN>(o);
 }
 // u = e^(z + zl), zl below z's last bit
 static inline void one_plus(VF z, VF zl, OnePlus& o) {
@@ -178,22 +189,36 @@ static inline VF prescaled(VF a, VF& s) {
 // (u, v both near float32's largest aside)
 // (an infinite u or v: u v h, the infinity of the product's sign, or NaN where h is 0, as IEEE multiplication
 // gives; the two-products' inf - inf would be NaN)
-static inline VF scaled_product(VF u, const Parts& p) {  // (v = 1: the same bits, fewer operations)
+// (PLAIN: u and v finite in every lane)
+template <bool PLAIN = false> static inline VF scaled_product(VF u, const Parts& p) {  // (v = 1: the same bits)
   VF su;
   const VF us = prescaled(u, su);
   const VF r = scaled(fma_(us, p.h, us * p.l), p.k - su);
-  return VF::blendv(r, u * p.h, u.abs() == C(INFINITY));
+  return PLAIN ? r : VF::blendv(r, u * p.h, u.abs() == C(INFINITY));
 }
-static inline VF scaled_product(VF u, VF v, const Parts& p) {
+template <bool PLAIN = false> static inline VF scaled_product(VF u, VF v, const Parts& p) {
   VF su, sv;
   const VF us = prescaled(u, su), vs = prescaled(v, sv);
   const VF ph = us * vs;
   const VF pl = fma_(us, vs, -ph);
   const VF r = scaled(fma_(ph, p.h, fma_(ph, p.l, pl * p.h)), p.k - su - sv);
-  return VF::blendv(r, (u * v) * p.h, (u.abs() == C(INFINITY)) | (v.abs() == C(INFINITY)));
+  return PLAIN ? r : VF::blendv(r, (u * v) * p.h, (u.abs() == C(INFINITY)) | (v.abs() == C(INFINITY)));
 }
 
 static inline VF nan_to(VF y, VF x) { return VF::blendv(y, x, x != x); }
+
+// Whether every lane of a comparison's mask is set. A kernel tests it once per vector to take its plain form
+// (PLAIN: no clamp, tail, infinity or NaN handled) where no lane needs those cases, each a compare and a blend
+// that would otherwise run on every vector (sigmoid: ~20 of its ~65 instructions). The plain form runs the same
+// operations on those lanes, so the bits are the same (tests/kernels/test_native32.py compares the two on
+// every float32 bit pattern).
+static inline bool every(VF mask) {
+#if defined(CPU_CAPABILITY_AVX512)
+  return _mm512_movepi32_mask(_mm512_castps_si512(mask)) == 0xFFFF;
+#else
+  return _mm256_movemask_ps(mask) == 0xFF;
+#endif
+}
 
 // go (h + l) 2^k, h > 0, where the caller's `far` lanes have |go| (h + l) 2^k < 2^-151 for every finite float32 go:
 // there a zero of go's sign made without the underflowing scale (an underflow takes a microcode assist, see
@@ -219,15 +244,18 @@ static inline void ahead(const float* in, float* out = nullptr) {
 
 // sigma(x): sigma(-a) = u / (1 + u), sigma(a) = 1 / (1 + u), u = e^-a; the scale 2^k of the first applied
 // last (one rounding, also into the subnormal range: sigma(x) < 2^-126 below x = -87.3)
-static inline VF sigmoid_f(VF x) {
+// (PLAIN: |x| < 69 in every lane, so k >= -100)
+template <bool PLAIN> static inline VF sigmoid_of(VF x) {
   const VF a = x.abs();
   OnePlus o;
-  one_plus(at::vec::maximum(-a, C(-104.0f)), o);  // e^-104 2^64 < 2^-85: 0 once scaled
+  one_plus<PLAIN>(PLAIN ? -a : at::vec::maximum(-a, C(-104.0f)), o);  // e^-104 2^64 < 2^-85: 0 once scaled
   const VF pos = x >= C(0.0f);
   const VF y = quotient(VF::blendv(o.e.h, C(1.0f), pos), VF::blendv(o.e.l, C(0.0f), pos), o.dh, o.dl);
+  if constexpr (PLAIN) return scaled(y, VF::blendv(o.e.k, C(0.0f), pos));
   const VF far = a > C(104.0f);  // (sigma(x) < 2^-150 there: +0, made without the underflowing scale)
   return nan_to(VF::blendv(scaled(y, VF::blendv(o.e.k, C(0.0f), pos | far)), C(0.0f), far & (x < C(0.0f))), x);
 }
+static inline VF sigmoid_f(VF x) { return every(x.abs() < C(69.0f)) ? sigmoid_of<true>(x) : sigmoid_of<false>(x); }
 
 // go c u / (1 + u)^2, u = e^-a = 2^k E (c a power of two): go (c E / D^2) rounded once, then 2^k
 // E / D^2 = y + r for u = 2^k E, D = 1 + u in o
@@ -244,18 +272,28 @@ static inline VF grad_core_of(VF go, const OnePlus& o, float c, VF far) {
   over_square(o, y, r);
   return scaled_product_far(go, {y * C(c), r * C(c), o.e.k}, far);
 }
-static inline VF grad_core(VF go, VF a, float c) {
+// (PLAIN: a < 69 and go finite in every lane)
+template <bool PLAIN = false> static inline VF grad_core(VF go, VF a, float c) {
   // e^-194 2^128 < 2^-151: beyond, 0 times any float32 go (k >= -280); from a = 196 on, c e^-a 2^128 < 2^-152
   // also for c = 4 (tanh): a zero of go's sign
   OnePlus o;
-  one_plus(at::vec::maximum(-a, C(-194.0f)), o);
+  one_plus<PLAIN>(PLAIN ? -a : at::vec::maximum(-a, C(-194.0f)), o);
+  if constexpr (PLAIN) {
+    VF y, r;
+    over_square(o, y, r);
+    return scaled_product<true>(go, {y * C(c), r * C(c), o.e.k});
+  }
   return grad_core_of(go, o, c, a > C(196.0f));
+}
+// go f'(x) for f' = c sigma'(a), a = |x| m (sigmoid: c = m = 1; tanh: 4 and 2)
+static inline VF sigma_grad(VF go, VF x, float c, float m) {
+  const VF a = x.abs() * C(m);
+  if (every((a < C(69.0f)) & (go.abs() < C(INFINITY)))) return grad_core<true>(go, a, c);
+  return nan_to(zero_derivative_at(grad_core(go, a, c), go, x.abs() == C(INFINITY)), x);
 }
 
 // go sigma'(x) = go sigma(x) sigma(-x)
-static inline VF sigmoid_grad_f(VF go, VF x) {
-  return nan_to(zero_derivative_at(grad_core(go, x.abs(), 1.0f), go, x.abs() == C(INFINITY)), x);
-}
+static inline VF sigmoid_grad_f(VF go, VF x) { return sigma_grad(go, x, 1.0f, 1.0f); }
 
 // tanh(x) = sign(x) (1 - u) / (1 + u), u = e^-2|x| (2|x| exact); 1 - u from h + l exactly where u is near 1
 // (k = 0: 1 - h exact), so no cancellation near 0; beyond |x| = 12 the quotient rounds to 1
@@ -275,9 +313,7 @@ static inline VF tanh_f(VF x) {
 }
 
 // go sech^2(x) = go 4u / (1 + u)^2, u = e^-2|x| (sech^2 x = 4 sigma'(2x))
-static inline VF tanh_grad_f(VF go, VF x) {
-  return nan_to(zero_derivative_at(grad_core(go, x.abs() * C(2.0f), 4.0f), go, x.abs() == C(INFINITY)), x);
-}
+static inline VF tanh_grad_f(VF go, VF x) { return sigma_grad(go, x, 4.0f, 2.0f); }
 
 // (1 - u) / (1 + u) = th + tl for u = e^-2|z| in o (tanh |z|: tanh_f's quotient, as hi + lo)
 static inline void tanh_parts(const OnePlus& o, VF& th, VF& tl) {
@@ -894,7 +930,16 @@ static inline VF selu_grad_f(VF go, VF x) { return elu_like_grad_f(go, x, SELU_S
 // zero of g v's sign (v infinite: the computed product); the sign of g v on every result (-0 stays -0)
 template <Parts (*GATE)(VF, VF), bool HAS_V = true>
 static inline VF gated_f(VF g, VF v, float open, float closed) {
+  // every lane inside [closed, open], v finite (neither NaN): the plain form, the bits of the blends' below
+  const VF inside = (g <= C(open)) & (g >= C(closed));
   if constexpr (HAS_V) {
+    if (every(inside & (v.abs() <= C(FLT_MAX)))) {
+      VF sg;
+      const VF gs = prescaled(g, sg);
+      Parts p = GATE(g, gs);
+      p.k = p.k - sg;
+      return scaled_product<true>(v, p).abs() | ((g ^ v) & C(-0.0f));
+    }
     // (lanes whose result a blend below decides are computed at g = 0: their tails would form subnormals)
     const VF gc = VF::blendv(g, C(0.0f), (g > C(open)) | ((g < C(closed)) & (v.abs() <= C(FLT_MAX))));
     VF sg;
@@ -908,6 +953,10 @@ static inline VF gated_f(VF g, VF v, float open, float closed) {
     r = r.abs() | ((g ^ v) & C(-0.0f));
     return VF::blendv(r, g + v, (g != g) | (v != v));
   } else {  // v = 1 (silu, gelu): g's own range needs no scale; the same bits as v = 1 above
+    if (every(inside)) {
+      const Parts p = GATE(g, g);
+      return scaled(p.h + p.l, p.k).abs() | (g & C(-0.0f));
+    }
     const VF gc = VF::blendv(g, C(0.0f), (g > C(open)) | (g < C(closed)));
     const Parts p = GATE(gc, gc);
     VF r = scaled(p.h + p.l, p.k);
@@ -919,6 +968,10 @@ static inline VF gated_f(VF g, VF v, float open, float closed) {
 
 // below CLOSED the derivative is a zero of the other sign (silu' and gelu' < 0 there)
 template <Parts (*GRAD)(VF), bool HAS_V = true> static inline VF times_grad(VF go, VF v, VF g, float closed) {
+  // every g at or above closed and go, v finite (none NaN): the plain form
+  if (every((g >= C(closed)) & (go.abs() <= C(FLT_MAX)) & (v.abs() <= C(FLT_MAX)))) {
+    return HAS_V ? scaled_product<true>(go, v, GRAD(g)) : scaled_product<true>(go, GRAD(g));
+  }
   const VF gc = VF::blendv(g, C(0.0f), g < C(closed));  // (those lanes' result is decided below)
   const VF p = HAS_V ? scaled_product(go, v, GRAD(gc)) : scaled_product(go, GRAD(gc));
   // (an infinite go or v: -go v, the infinity of the true product's sign (f'(g) is tiny, not 0), NaN at g = -inf
