@@ -48,6 +48,7 @@ _PRELUDE = r"""
 #include <torch/csrc/inductor/cpp_prefix.h>
 #include <ATen/cpu/vec/vec.h>  // (cpp_prefix.h includes it only where inductor picked a vector ISA)
 #include <cmath>
+#include <climits>
 using at::vec::Vectorized;
 using VF = Vectorized<float>;
 using VI = Vectorized<int32_t>;
@@ -131,27 +132,26 @@ static inline Parts near_zero(VF dh, VF d, VF p, float x0l, float c0h, float c0l
   return {vh, fma_(dh, C(c0h), -vh) + (dh * gl - C(x0l) * (C(c0h) + gl)), C(0.0f)};
 }
 
-// u = e^-a = 2^k (h + l) and D = 1 + u = dh + dl; t = 2^k, or 0 below k = -100 (u is then far below dh's last
-// bit, and sigma' scales by k itself). No subnormal is formed: an operation that makes or reads one takes a
+// u = e^-a = 2^k (h + l) = uh + ul and D = 1 + u = dh + dl; uh = ul = 0 below k = -100 (u is then far below dh's
+// last bit, and sigma' scales by k itself). No subnormal is formed: an operation that makes or reads one takes a
 // microcode assist on x86 (~150 cycles), which had made the kernels up to 10x slower on inputs whose u is tiny
 // (silu at x = -90: 13 ns per element against 1.6)
 // (PLAIN: the caller's k >= -100)
-struct OnePlus { Exp e; VF t, dh, dl; };
+struct OnePlus { Exp e; VF uh, ul, dh, dl; };
 template <bool PLAIN = false> static inline void one_plus_of(OnePlus& o) {
-  VF uh, ul;
 #if defined(CPU_CAPABILITY_AVX512)
-  if constexpr (PLAIN) {  // (exact: h 2^k and l 2^k are normal for k >= -100; t is not formed)
-    uh = VF(_mm512_scalef_ps(o.e.h, o.e.k));
-    ul = VF(_mm512_scalef_ps(o.e.l, o.e.k));
+  if constexpr (PLAIN) {  // (h 2^k and l 2^k, each rounded once as the products by 2^k are)
+    o.uh = VF(_mm512_scalef_ps(o.e.h, o.e.k));
+    o.ul = VF(_mm512_scalef_ps(o.e.l, o.e.k));
   } else
 #endif
   {
-    o.t = PLAIN ? pow2(o.e.k) : pow2(at::vec::maximum(o.e.k, C(-100.0f))) & (o.e.k >= C(-100.0f));
-    uh = o.e.h * o.t;
-    ul = o.e.l * o.t;
+    const VF t = PLAIN ? pow2(o.e.k) : pow2(at::vec::maximum(o.e.k, C(-100.0f))) & (o.e.k >= C(-100.0f));
+    o.uh = o.e.h * t;
+    o.ul = o.e.l * t;
   }
-  o.dh = C(1.0f) + uh;
-  o.dl = ((C(1.0f) - o.dh) + uh) + ul;  // (Fast2Sum: 1 >= uh)
+  o.dh = C(1.0f) + o.uh;
+  o.dl = ((C(1.0f) - o.dh) + o.uh) + o.ul;  // (Fast2Sum: 1 >= uh)
 }
 template <bool PLAIN = false> static inline void one_plus(VF z, OnePlus& o) {
   exp_parts(z, o.e);
@@ -425,9 +425,10 @@ static inline Parts times_sigma(VF xs, VF pos, const OnePlus& o) {  // (pos: the
   p.k = VF::blendv(o.e.k, C(0.0f), pos);
   return p;
 }
-static inline Parts silu_parts(VF x, VF xs) {
+// (PLAIN: |x| < 69, so k >= -100)
+template <bool PLAIN = false> static inline Parts silu_parts(VF x, VF xs) {
   OnePlus o;
-  one_plus(at::vec::maximum(-x.abs(), C(-200.0f)), o);
+  one_plus<PLAIN>(PLAIN ? -x.abs() : at::vec::maximum(-x.abs(), C(-200.0f)), o);
   return times_sigma(xs, x >= C(0.0f), o);
 }
 
@@ -436,7 +437,7 @@ static inline Parts silu_parts(VF x, VF xs) {
 // d = x - x0 of ops.torch_compiled.swish_grad_float32 (the same fit); below -200 a negative zero
 // silu'(z) = N / D^2 away from its zero, for z = zh (+ zl where LOW: quick_gelu's beta x) and u = e^-|z| in o
 template <bool LOW> static inline Parts silu_grad_far(VF zh, VF zl, VF pos, const OnePlus& o) {
-  const VF uh = o.e.h * o.t, ul = o.e.l * o.t;
+  const VF uh = o.uh, ul = o.ul;
   const VF sh = C(1.0f) + zh, sb = sh - C(1.0f);
   VF sl = (C(1.0f) - (sh - sb)) + (zh - sb);  // 1 + z = sh + sl (TwoSum)
   if constexpr (LOW) sl = sl + zl;
@@ -456,14 +457,17 @@ template <bool LOW> static inline Parts silu_grad_far(VF zh, VF zl, VF pos, cons
   return {y, (fma_(-y, ph, nh) + fma_(-y, pl, nl)) * inv, VF::blendv(o.e.k, C(0.0f), pos)};
 }
 
-static inline Parts silu_grad_parts(VF x) {
-  const VF xc = at::vec::minimum(at::vec::maximum(x, C(-200.0f)), C(30.0f));  // beyond 30, silu' rounds to 1
+// (PLAIN: -69 < x, so k >= -100)
+template <bool PLAIN = false> static inline Parts silu_grad_parts(VF x) {
+  // beyond 30, silu' rounds to 1
+  const VF xc = at::vec::minimum(PLAIN ? x : at::vec::maximum(x, C(-200.0f)), C(30.0f));
   OnePlus o;
-  one_plus(-xc.abs(), o);
+  one_plus<PLAIN>(-xc.abs(), o);
   Parts p = silu_grad_far<false>(xc, xc, x >= C(0.0f), o);
   const VF dh = x - C(SILU_X0_HI);
   const VF d = dh - C(SILU_X0_LO);
   p = blend(p, near_zero(dh, d, SILU_GRAD_P(d), SILU_X0_LO, SILU_C0_HI, SILU_C0_LO), dh.abs() < C(SILU_GRAD_ZONE));
+  if constexpr (PLAIN) return p;
   return blend(p, {C(-0.0f), C(0.0f), C(0.0f)}, x < C(-200.0f));
 }
 
@@ -494,7 +498,8 @@ static inline Parts quick_parts(VF x, VF xs) {
 // x0 / beta = -0.7512 (|x - x0 / beta| < 0.06) the polynomial in d = x - x0 / beta of
 // ops.torch_compiled.swish_grad_float32 (the same fit: in z - x0 the rounded product would cost thousands of ULP
 // at the float32 x nearest the zero); x clamped to [-117.5, 17.6] (z in [-200, 30], as silu's), below a -0
-static inline Parts quick_grad_parts(VF x) {
+// (PLAIN: no lane in the left tail)
+template <bool PLAIN = false> static inline Parts quick_grad_parts(VF x) {
   VF zh, zl, nzh, nzl;
   times_beta(at::vec::minimum(at::vec::maximum(x, C(-117.5f)), C(17.6f)), zh, zl);
   minus_abs(zh, zl, nzh, nzl);
@@ -504,6 +509,7 @@ static inline Parts quick_grad_parts(VF x) {
   const VF dh = x - C(QG_X0_HI);
   const VF d = dh - C(QG_X0_LO);
   p = blend(p, near_zero(dh, d, QG_GRAD_P(d), QG_X0_LO, QG_C0_HI, QG_C0_LO), dh.abs() < C(QG_ZONE));
+  if constexpr (PLAIN) return p;
   return blend(p, {C(-0.0f), C(0.0f), C(0.0f)}, x < C(-117.5f));
 }
 
@@ -535,7 +541,8 @@ static inline Parts gelu_tanh_parts(VF x, VF xs) {
 // (1 + u (1 + m)) / D^2 for z >= 0, E (1 + m + u) 2^k / D^2 below); near its zero x0 = -0.75246 (|x - x0| < GT_ZONE)
 // the polynomial in d = x - x0 of tools/fit_gelu_tanh_grad_float32.py; x clamped to [GT_GRAD_CLOSED, GT_OPEN] (z
 // down to -200: beyond, |gelu_tanh'| < 2^-279, a zero for every float32 go; above GT_OPEN it rounds to 1), below a -0
-static inline Parts gelu_tanh_grad_parts(VF x) {
+// (PLAIN: no lane in the left tail)
+template <bool PLAIN = false> static inline Parts gelu_tanh_grad_parts(VF x) {
   const VF xc = at::vec::minimum(at::vec::maximum(x, C(GT_GRAD_CLOSED)), C(GT_OPEN));
   const VF th = xc * xc, tl = fma_(xc, xc, -th);
   VF zh, zl, mh, ml, nzh, nzl;
@@ -548,6 +555,7 @@ static inline Parts gelu_tanh_grad_parts(VF x) {
   const VF dh = x - C(GT_X0_HI);
   const VF d = dh - C(GT_X0_LO);
   p = blend(p, near_zero(dh, d, GT_GRAD_P(d), GT_X0_LO, GT_C0_HI, GT_C0_LO), dh.abs() < C(GT_ZONE));
+  if constexpr (PLAIN) return p;
   return blend(p, {C(-0.0f), C(0.0f), C(0.0f)}, x < C(GT_GRAD_CLOSED));
 }
 
@@ -847,7 +855,8 @@ static inline Parts gelu_parts(VF x, VF xs) {
 // a / sqrt(2 pi) (each term hi + lo, their difference a TwoSum); near the zero x0 = -0.7518 (|x - x0| < 1/4)
 // the fit of ops.torch_compiled.gelu_grad_float32; below -16 a negative zero (x phi(x) dominates; for
 // |go v| < 2^60 the product is below 2^-150 there)
-static inline Parts gelu_grad_parts(VF x) {
+// (PLAIN: no lane in the left tail)
+template <bool PLAIN = false> static inline Parts gelu_grad_parts(VF x) {
   const VF a = at::vec::minimum(x.abs(), C(16.0f));
   Gauss g;
   gauss(a, g);
@@ -867,6 +876,7 @@ static inline Parts gelu_grad_parts(VF x) {
   const VF dh = x - C(GELU_X0_HI);
   const VF d = dh - C(GELU_X0_LO);
   p = blend(p, near_zero(dh, d, GELU_GRAD_P(d), GELU_X0_LO, GELU_C0_HI, GELU_C0_LO), dh.abs() < C(GELU_ZONE));
+  if constexpr (PLAIN) return p;
   return blend(p, {C(-0.0f), C(0.0f), C(0.0f)}, x < C(-16.0f));
 }
 
@@ -928,15 +938,17 @@ static inline VF selu_grad_f(VF go, VF x) { return elu_like_grad_f(go, x, SELU_S
 // (v = 1: silu, gelu): the whole product rounded once, g prescaled in the numerator (the gate's function read
 // from g itself); above OPEN the gate is g to float32 (g v rounded once, infinities included), below CLOSED a
 // zero of g v's sign (v infinite: the computed product); the sign of g v on every result (-0 stays -0)
-template <Parts (*GATE)(VF, VF), bool HAS_V = true>
+// PLAIN_GATE: the gate's own plain form (silu_parts<true>), which holds from g >= PLAIN_LOW
+template <Parts (*GATE)(VF, VF), bool HAS_V = true, Parts (*PLAIN_GATE)(VF, VF) = GATE, int PLAIN_LOW = INT_MIN>
 static inline VF gated_f(VF g, VF v, float open, float closed) {
-  // every lane inside [closed, open], v finite (neither NaN): the plain form, the bits of the blends' below
-  const VF inside = (g <= C(open)) & (g >= C(closed));
+  // every lane inside [closed, open] (and from PLAIN_LOW), v finite (neither NaN): the plain form, the bits of
+  // the blends' below
+  const VF inside = (g <= C(open)) & (g >= C(closed > PLAIN_LOW ? closed : (float)PLAIN_LOW));
   if constexpr (HAS_V) {
     if (every(inside & (v.abs() <= C(FLT_MAX)))) {
       VF sg;
       const VF gs = prescaled(g, sg);
-      Parts p = GATE(g, gs);
+      Parts p = PLAIN_GATE(g, gs);
       p.k = p.k - sg;
       return scaled_product<true>(v, p).abs() | ((g ^ v) & C(-0.0f));
     }
@@ -954,7 +966,7 @@ static inline VF gated_f(VF g, VF v, float open, float closed) {
     return VF::blendv(r, g + v, (g != g) | (v != v));
   } else {  // v = 1 (silu, gelu): g's own range needs no scale; the same bits as v = 1 above
     if (every(inside)) {
-      const Parts p = GATE(g, g);
+      const Parts p = PLAIN_GATE(g, g);
       return scaled(p.h + p.l, p.k).abs() | (g & C(-0.0f));
     }
     const VF gc = VF::blendv(g, C(0.0f), (g > C(open)) | (g < C(closed)));
@@ -967,10 +979,12 @@ static inline VF gated_f(VF g, VF v, float open, float closed) {
 }
 
 // below CLOSED the derivative is a zero of the other sign (silu' and gelu' < 0 there)
-template <Parts (*GRAD)(VF), bool HAS_V = true> static inline VF times_grad(VF go, VF v, VF g, float closed) {
-  // every g at or above closed and go, v finite (none NaN): the plain form
-  if (every((g >= C(closed)) & (go.abs() <= C(FLT_MAX)) & (v.abs() <= C(FLT_MAX)))) {
-    return HAS_V ? scaled_product<true>(go, v, GRAD(g)) : scaled_product<true>(go, GRAD(g));
+template <Parts (*GRAD)(VF), bool HAS_V = true, Parts (*PLAIN_GRAD)(VF) = GRAD, int PLAIN_LOW = INT_MIN>
+static inline VF times_grad(VF go, VF v, VF g, float closed) {
+  // every g at or above closed (and PLAIN_LOW) and go, v finite (none NaN): the plain form
+  const float low = closed > PLAIN_LOW ? closed : (float)PLAIN_LOW;
+  if (every((g >= C(low)) & (go.abs() <= C(FLT_MAX)) & (v.abs() <= C(FLT_MAX)))) {
+    return HAS_V ? scaled_product<true>(go, v, PLAIN_GRAD(g)) : scaled_product<true>(go, PLAIN_GRAD(g));
   }
   const VF gc = VF::blendv(g, C(0.0f), g < C(closed));  // (those lanes' result is decided below)
   const VF p = HAS_V ? scaled_product(go, v, GRAD(gc)) : scaled_product(go, GRAD(gc));
@@ -983,29 +997,35 @@ template <Parts (*GRAD)(VF), bool HAS_V = true> static inline VF times_grad(VF g
 }
 
 // d/dg = go v gate'(g), d/dv = go gate(g), each rounded once
-template <Parts (*GATE)(VF, VF), Parts (*GRAD)(VF)>
+template <Parts (*GATE)(VF, VF), Parts (*GRAD)(VF), Parts (*PLAIN_GATE)(VF, VF) = GATE, Parts (*PLAIN_GRAD)(VF) = GRAD,
+          int PLAIN_LOW = INT_MIN>
 static inline void gated_grad_f(VF go, VF g, VF v, VF& dg, VF& dv, float open, float closed) {
-  dg = times_grad<GRAD>(go, v, g, closed);
-  dv = gated_f<GATE>(g, go, open, closed);
+  dg = times_grad<GRAD, true, PLAIN_GRAD, PLAIN_LOW>(go, v, g, closed);
+  dv = gated_f<GATE, true, PLAIN_GATE, PLAIN_LOW>(g, go, open, closed);
 }
 
 #define SILU_OPEN 20.0f
 #define SILU_CLOSED -200.0f
 #define GELU_OPEN 6.0f
 #define GELU_CLOSED -16.0f
-static inline VF silu_f(VF x) { return gated_f<silu_parts, false>(x, C(1.0f), SILU_OPEN, SILU_CLOSED); }
+// (silu's plain parts hold from g = -68: k >= -100)
+static inline VF silu_f(VF x) {
+  return gated_f<silu_parts<false>, false, silu_parts<true>, -68>(x, C(1.0f), SILU_OPEN, SILU_CLOSED);
+}
 static inline VF gelu_f(VF x) { return gated_f<gelu_parts, false>(x, C(1.0f), GELU_OPEN, GELU_CLOSED); }
 static inline VF silu_grad_f(VF go, VF x) {
-  return times_grad<silu_grad_parts, false>(go, C(1.0f), x, SILU_CLOSED);
+  return times_grad<silu_grad_parts<false>, false, silu_grad_parts<true>, -68>(go, C(1.0f), x, SILU_CLOSED);
 }
 static inline VF gelu_grad_f(VF go, VF x) {
-  return times_grad<gelu_grad_parts, false>(go, C(1.0f), x, GELU_CLOSED);
+  return times_grad<gelu_grad_parts<false>, false, gelu_grad_parts<true>>(go, C(1.0f), x, GELU_CLOSED);
 }
 static inline VF quick_gelu_f(VF x) { return gated_f<quick_parts, false>(x, C(1.0f), QG_OPEN, -75.0f); }
-static inline VF quick_gelu_grad_f(VF go, VF x) { return times_grad<quick_grad_parts, false>(go, C(1.0f), x, -117.5f); }
+static inline VF quick_gelu_grad_f(VF go, VF x) {
+  return times_grad<quick_grad_parts<false>, false, quick_grad_parts<true>>(go, C(1.0f), x, -117.5f);
+}
 static inline VF gelu_tanh_f(VF x) { return gated_f<gelu_tanh_parts, false>(x, C(1.0f), GT_OPEN, GT_CLOSED); }
 static inline VF gelu_tanh_grad_f(VF go, VF x) {
-  return times_grad<gelu_tanh_grad_parts, false>(go, C(1.0f), x, GT_GRAD_CLOSED);
+  return times_grad<gelu_tanh_grad_parts<false>, false, gelu_tanh_grad_parts<true>>(go, C(1.0f), x, GT_GRAD_CLOSED);
 }
 static inline VF tanhexp_grad_f(VF go, VF x) {
   return times_grad<tanhexp_grad_parts, false>(go, C(1.0f), x, TE_GRAD_CLOSED);
@@ -1019,27 +1039,36 @@ static inline VF clipped_gelu_f(VF x) {
 static inline VF clipped_gelu_grad_f(VF go, VF x) {
   return zero_derivative_at(gelu_grad_f(go, x), go, x > C(CG_BREAK));
 }
-static inline VF swiglu_f(VF g, VF v) { return gated_f<silu_parts>(g, v, SILU_OPEN, SILU_CLOSED); }
+static inline VF swiglu_f(VF g, VF v) {
+  return gated_f<silu_parts<false>, true, silu_parts<true>, -68>(g, v, SILU_OPEN, SILU_CLOSED);
+}
 static inline VF geglu_f(VF g, VF v) { return gated_f<gelu_parts>(g, v, GELU_OPEN, GELU_CLOSED); }
 static inline void swiglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
-  gated_grad_f<silu_parts, silu_grad_parts>(go, g, v, dg, dv, SILU_OPEN, SILU_CLOSED);
+  gated_grad_f<silu_parts<false>, silu_grad_parts<false>, silu_parts<true>, silu_grad_parts<true>, -68>(
+      go, g, v, dg, dv, SILU_OPEN, SILU_CLOSED);
 }
 static inline void geglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
-  gated_grad_f<gelu_parts, gelu_grad_parts>(go, g, v, dg, dv, GELU_OPEN, GELU_CLOSED);
+  gated_grad_f<gelu_parts, gelu_grad_parts<false>, gelu_parts, gelu_grad_parts<true>>(go, g, v, dg, dv, GELU_OPEN,
+                                                                                   GELU_CLOSED);
 }
 
 // glu, sigma(g) v: sigma(g) = (h + l) 2^k as sigmoid_f's quotient (u = e^-|g| down to e^-194: beyond, sigma(g)
 // |v| < 2^-151 for every float32 v), the product rounded once (scaled_product: v of any magnitude, an infinite v
 // gives its infinity); sigma(-inf) v = 0 v (NaN for an infinite v), sigma(inf) v = v
-static inline VF glu_f(VF g, VF v) {
+// (PLAIN: |g| < 69 and v finite in every lane)
+template <bool PLAIN> static inline VF glu_of(VF g, VF v) {
   OnePlus o;
-  one_plus(at::vec::maximum(-g.abs(), C(-194.0f)), o);
+  one_plus<PLAIN>(PLAIN ? -g.abs() : at::vec::maximum(-g.abs(), C(-194.0f)), o);
   const VF pos = g >= C(0.0f);
   Parts p;
   quotient2(VF::blendv(o.e.h, C(1.0f), pos), VF::blendv(o.e.l, C(0.0f), pos), o.dh, o.dl, p.h, p.l);
   p.k = VF::blendv(o.e.k, C(0.0f), pos);
+  if constexpr (PLAIN) return scaled_product<true>(v, p);
   const VF r = VF::blendv(scaled_product_far(v, p, g < C(-196.0f)), v * C(0.0f), g == C(-INFINITY));
   return VF::blendv(r, g + v, (g != g) | (v != v));
+}
+static inline VF glu_f(VF g, VF v) {
+  return every((g.abs() < C(69.0f)) & (v.abs() <= C(FLT_MAX))) ? glu_of<true>(g, v) : glu_of<false>(g, v);
 }
 // d/dg = go v sigma(g) sigma(-g) (grad_core's E / D^2, the product of three rounded once), d/dv = go sigma(g);
 // beyond |g| = 194 (sigma' < 2^-279) a zero of go v's sign (exact for |go v| < 2^128, as geglu's and swiglu's
@@ -1047,6 +1076,14 @@ static inline VF glu_f(VF g, VF v) {
 // infinite go or v)
 static inline void glu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
   dv = glu_f(g, go);
+  if (every((g.abs() < C(69.0f)) & (go.abs() <= C(FLT_MAX)) & (v.abs() <= C(FLT_MAX)))) {
+    OnePlus o;
+    one_plus<true>(-g.abs(), o);
+    VF y, r;
+    over_square(o, y, r);
+    dg = scaled_product<true>(go, v, {y, r, o.e.k});
+    return;
+  }
   OnePlus o;
   one_plus(at::vec::maximum(-g.abs(), C(-194.0f)), o);
   VF y, r;
