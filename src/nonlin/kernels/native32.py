@@ -27,6 +27,9 @@ by hand-written kernels", has the measured errors and costs.
 tests/kernels/test_native32.py measures both against float64 on dense sets of every binade and on the edges.
 No lane forms a subnormal it does not return (`one_plus_of`): each one costs a microcode assist on x86, which
 had made tail inputs up to 10x slower (benchmarks/tails.py).
+Each vector first asks whether any lane needs a special case (a clamp, a far tail, an infinity, NaN): where none
+does (`every`), the kernel runs its plain form, the same operations less those compares and blends (sigmoid ~45
+instructions per 16 elements against ~65), so the same bits; tests/kernels/test_native32.py compares the two.
 """
 
 from __future__ import annotations
@@ -458,17 +461,21 @@ template <bool LOW> static inline Parts silu_grad_far(VF zh, VF zl, VF pos, cons
 }
 
 // (PLAIN: -69 < x, so k >= -100)
-template <bool PLAIN = false> static inline Parts silu_grad_parts(VF x) {
-  // beyond 30, silu' rounds to 1
-  const VF xc = at::vec::minimum(PLAIN ? x : at::vec::maximum(x, C(-200.0f)), C(30.0f));
-  OnePlus o;
-  one_plus<PLAIN>(-xc.abs(), o);
+// silu'(x) from xc (x clamped) and u = e^-|xc| in o
+template <bool PLAIN> static inline Parts silu_grad_of(VF x, VF xc, const OnePlus& o) {
   Parts p = silu_grad_far<false>(xc, xc, x >= C(0.0f), o);
   const VF dh = x - C(SILU_X0_HI);
   const VF d = dh - C(SILU_X0_LO);
   p = blend(p, near_zero(dh, d, SILU_GRAD_P(d), SILU_X0_LO, SILU_C0_HI, SILU_C0_LO), dh.abs() < C(SILU_GRAD_ZONE));
   if constexpr (PLAIN) return p;
   return blend(p, {C(-0.0f), C(0.0f), C(0.0f)}, x < C(-200.0f));
+}
+template <bool PLAIN = false> static inline Parts silu_grad_parts(VF x) {
+  // beyond 30, silu' rounds to 1
+  const VF xc = at::vec::minimum(PLAIN ? x : at::vec::maximum(x, C(-200.0f)), C(30.0f));
+  OnePlus o;
+  one_plus<PLAIN>(-xc.abs(), o);
+  return silu_grad_of<PLAIN>(x, xc, o);
 }
 
 // quick_gelu, x sigma(beta x) with beta = 1.702 (an entry of its own, not silu of beta x): z = beta x carried as zh +
@@ -832,10 +839,7 @@ static inline Parts tanhexp_grad_parts(VF x) {
 // W = E (1 + q) / D as hi + lo (E (1 + q) an exact two-product, one quotient): xs W 2^(k-1) for x < 0,
 // xs (1 - Phi(-a)) for x >= 0 (Phi(-a) below 2^-29 beyond 6); a clamped to erfcx's fit, 16 (beyond, the gate
 // is below 2^-186: the product is taken as a zero there, exact for |v| < 2^36)
-static inline Parts gelu_parts(VF x, VF xs) {
-  const VF a = at::vec::minimum(x.abs(), C(16.0f));
-  Gauss g;
-  gauss(a, g);
+static inline Parts gelu_parts_of(VF x, VF xs, const Gauss& g) {
   const VF nh = g.e.h * g.qh;
   const VF nl = fma_(g.e.h, g.qh, -nh) + (g.e.h * g.ql + g.e.l * g.qh);  // E (1 + q)
   VF wh, wl;
@@ -850,16 +854,19 @@ static inline Parts gelu_parts(VF x, VF xs) {
   const VF h = xs * fh;
   return {h, fma_(xs, fh, -h) + xs * fl, VF::blendv(km, C(0.0f), pos)};
 }
+static inline Parts gelu_parts(VF x, VF xs) {
+  Gauss g;
+  gauss(at::vec::minimum(x.abs(), C(16.0f)), g);
+  return gelu_parts_of(x, xs, g);
+}
 
 // gelu'(x) = Phi(x) + x phi(x) as parts: 2^k E B for x < 0 and 1 - 2^k E B for x >= 0, B = (1 + q) / (2 D) -
 // a / sqrt(2 pi) (each term hi + lo, their difference a TwoSum); near the zero x0 = -0.7518 (|x - x0| < 1/4)
 // the fit of ops.torch_compiled.gelu_grad_float32; below -16 a negative zero (x phi(x) dominates; for
 // |go v| < 2^60 the product is below 2^-150 there)
 // (PLAIN: no lane in the left tail)
-template <bool PLAIN = false> static inline Parts gelu_grad_parts(VF x) {
-  const VF a = at::vec::minimum(x.abs(), C(16.0f));
-  Gauss g;
-  gauss(a, g);
+// gelu'(x) from a = |x| clamped and its Gaussian pieces g
+template <bool PLAIN> static inline Parts gelu_grad_of(VF x, VF a, const Gauss& g) {
   VF th, tl;
   quotient2(g.qh * C(0.5f), g.ql * C(0.5f), g.dh, g.dl, th, tl);
   const VF ah = a * C(INV_SQRT_2PI_HI);
@@ -878,6 +885,12 @@ template <bool PLAIN = false> static inline Parts gelu_grad_parts(VF x) {
   p = blend(p, near_zero(dh, d, GELU_GRAD_P(d), GELU_X0_LO, GELU_C0_HI, GELU_C0_LO), dh.abs() < C(GELU_ZONE));
   if constexpr (PLAIN) return p;
   return blend(p, {C(-0.0f), C(0.0f), C(0.0f)}, x < C(-16.0f));
+}
+template <bool PLAIN = false> static inline Parts gelu_grad_parts(VF x) {
+  const VF a = at::vec::minimum(x.abs(), C(16.0f));
+  Gauss g;
+  gauss(a, g);
+  return gelu_grad_of<PLAIN>(x, a, g);
 }
 
 // elu at alpha = 1 and selu: S x for x > 0, C (e^x - 1) otherwise (elu: S = C = 1; selu: S = lambda, C = lambda
@@ -938,6 +951,12 @@ static inline VF selu_grad_f(VF go, VF x) { return elu_like_grad_f(go, x, SELU_S
 // (v = 1: silu, gelu): the whole product rounded once, g prescaled in the numerator (the gate's function read
 // from g itself); above OPEN the gate is g to float32 (g v rounded once, infinities included), below CLOSED a
 // zero of g v's sign (v infinite: the computed product); the sign of g v on every result (-0 stays -0)
+// v gate(g) from the gate's parts p of (g, gs), gs = g 2^sg, v finite: gated_f's plain form
+static inline VF times_gate(VF v, VF g, Parts p, VF sg) {
+  p.k = p.k - sg;
+  return scaled_product<true>(v, p).abs() | ((g ^ v) & C(-0.0f));
+}
+
 // PLAIN_GATE: the gate's own plain form (silu_parts<true>), which holds from g >= PLAIN_LOW
 template <Parts (*GATE)(VF, VF), bool HAS_V = true, Parts (*PLAIN_GATE)(VF, VF) = GATE, int PLAIN_LOW = INT_MIN>
 static inline VF gated_f(VF g, VF v, float open, float closed) {
@@ -948,9 +967,7 @@ static inline VF gated_f(VF g, VF v, float open, float closed) {
     if (every(inside & (v.abs() <= C(FLT_MAX)))) {
       VF sg;
       const VF gs = prescaled(g, sg);
-      Parts p = PLAIN_GATE(g, gs);
-      p.k = p.k - sg;
-      return scaled_product<true>(v, p).abs() | ((g ^ v) & C(-0.0f));
+      return times_gate(v, g, PLAIN_GATE(g, gs), sg);
     }
     // (lanes whose result a blend below decides are computed at g = 0: their tails would form subnormals)
     const VF gc = VF::blendv(g, C(0.0f), (g > C(open)) | ((g < C(closed)) & (v.abs() <= C(FLT_MAX))));
@@ -1043,11 +1060,36 @@ static inline VF swiglu_f(VF g, VF v) {
   return gated_f<silu_parts<false>, true, silu_parts<true>, -68>(g, v, SILU_OPEN, SILU_CLOSED);
 }
 static inline VF geglu_f(VF g, VF v) { return gated_f<gelu_parts>(g, v, GELU_OPEN, GELU_CLOSED); }
+// Where both gradients take their plain forms (g inside the plain gate's range, go and v finite), the gate and its
+// derivative share the gate's exponential (swiglu: u = e^-|g|; geglu: e^{-a^2/2} and erfcx), which each computes
+// alone from the same g: the same bits at about half the cost of the exponentials
+static inline bool both_plain(VF go, VF g, VF v, float low, float open) {
+  return every((g >= C(low)) & (g <= C(open)) & (go.abs() <= C(FLT_MAX)) & (v.abs() <= C(FLT_MAX)));
+}
 static inline void swiglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
+  if (both_plain(go, g, v, -68.0f, SILU_OPEN)) {
+    OnePlus o;
+    one_plus<true>(-g.abs(), o);
+    VF sg;
+    const VF gs = prescaled(g, sg);
+    dv = times_gate(go, g, times_sigma(gs, g >= C(0.0f), o), sg);
+    dg = scaled_product<true>(go, v, silu_grad_of<true>(g, g, o));
+    return;
+  }
   gated_grad_f<silu_parts<false>, silu_grad_parts<false>, silu_parts<true>, silu_grad_parts<true>, -68>(
       go, g, v, dg, dv, SILU_OPEN, SILU_CLOSED);
 }
 static inline void geglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
+  if (both_plain(go, g, v, GELU_CLOSED, GELU_OPEN)) {
+    const VF a = at::vec::minimum(g.abs(), C(16.0f));
+    Gauss pieces;
+    gauss(a, pieces);
+    VF sg;
+    const VF gs = prescaled(g, sg);
+    dv = times_gate(go, g, gelu_parts_of(g, gs, pieces), sg);
+    dg = scaled_product<true>(go, v, gelu_grad_of<true>(g, a, pieces));
+    return;
+  }
   gated_grad_f<gelu_parts, gelu_grad_parts<false>, gelu_parts, gelu_grad_parts<true>>(go, g, v, dg, dv, GELU_OPEN,
                                                                                    GELU_CLOSED);
 }
@@ -1056,13 +1098,18 @@ static inline void geglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
 // |v| < 2^-151 for every float32 v), the product rounded once (scaled_product: v of any magnitude, an infinite v
 // gives its infinity); sigma(-inf) v = 0 v (NaN for an infinite v), sigma(inf) v = v
 // (PLAIN: |g| < 69 and v finite in every lane)
-template <bool PLAIN> static inline VF glu_of(VF g, VF v) {
-  OnePlus o;
-  one_plus<PLAIN>(PLAIN ? -g.abs() : at::vec::maximum(-g.abs(), C(-194.0f)), o);
+// sigma(g) = (h + l) 2^k from u = e^-|g| in o
+static inline Parts sigma_parts(VF g, const OnePlus& o) {
   const VF pos = g >= C(0.0f);
   Parts p;
   quotient2(VF::blendv(o.e.h, C(1.0f), pos), VF::blendv(o.e.l, C(0.0f), pos), o.dh, o.dl, p.h, p.l);
   p.k = VF::blendv(o.e.k, C(0.0f), pos);
+  return p;
+}
+template <bool PLAIN> static inline VF glu_of(VF g, VF v) {
+  OnePlus o;
+  one_plus<PLAIN>(PLAIN ? -g.abs() : at::vec::maximum(-g.abs(), C(-194.0f)), o);
+  const Parts p = sigma_parts(g, o);
   if constexpr (PLAIN) return scaled_product<true>(v, p);
   const VF r = VF::blendv(scaled_product_far(v, p, g < C(-196.0f)), v * C(0.0f), g == C(-INFINITY));
   return VF::blendv(r, g + v, (g != g) | (v != v));
@@ -1075,15 +1122,16 @@ static inline VF glu_f(VF g, VF v) {
 // tails), the infinity of go v where either is infinite; at g = +-inf, where sigma' = 0, go v 0 (IEEE: NaN for an
 // infinite go or v)
 static inline void glu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
-  dv = glu_f(g, go);
   if (every((g.abs() < C(69.0f)) & (go.abs() <= C(FLT_MAX)) & (v.abs() <= C(FLT_MAX)))) {
-    OnePlus o;
+    OnePlus o;  // (one exponential for both: glu_of's plain form, the same bits)
     one_plus<true>(-g.abs(), o);
+    dv = scaled_product<true>(go, sigma_parts(g, o));
     VF y, r;
     over_square(o, y, r);
     dg = scaled_product<true>(go, v, {y, r, o.e.k});
     return;
   }
+  dv = glu_f(g, go);
   OnePlus o;
   one_plus(at::vec::maximum(-g.abs(), C(-194.0f)), o);
   VF y, r;
