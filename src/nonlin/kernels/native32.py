@@ -28,8 +28,9 @@ tests/kernels/test_native32.py measures both against float64 on dense sets of ev
 No lane forms a subnormal it does not return (`one_plus_of`): each one costs a microcode assist on x86, which
 had made tail inputs up to 10x slower (benchmarks/tails.py).
 Each vector first asks whether any lane needs a special case (a clamp, a far tail, an infinity, NaN): where none
-does (`every`), the kernel runs its plain form, the same operations less those compares and blends (sigmoid ~45
-instructions per 16 elements against ~65), so the same bits; tests/kernels/test_native32.py compares the two.
+does (`every`), the kernel runs its plain form, the same operations less those compares and blends (sigmoid: 47
+instructions per 16 elements against 81, as GCC 12 builds them), so the same bits; tests/kernels/test_native32.py
+compares the two.
 """
 
 from __future__ import annotations
@@ -212,9 +213,9 @@ static inline VF nan_to(VF y, VF x) { return VF::blendv(y, x, x != x); }
 
 // Whether every lane of a comparison's mask is set. A kernel tests it once per vector to take its plain form
 // (PLAIN: no clamp, tail, infinity or NaN handled) where no lane needs those cases, each a compare and a blend
-// that would otherwise run on every vector (sigmoid: ~20 of its ~65 instructions). The plain form runs the same
+// that would otherwise run on every vector (sigmoid: 34 of its 81 instructions). The plain form runs the same
 // operations on those lanes, so the bits are the same (tests/kernels/test_native32.py compares the two on
-// every float32 bit pattern).
+// every binade; notes/2026-12-04c/plain_bits.py on every 7th float32 bit pattern).
 static inline bool every(VF mask) {
 #if defined(CPU_CAPABILITY_AVX512)
   return _mm512_movepi32_mask(_mm512_castps_si512(mask)) == 0xFFFF;
