@@ -292,7 +292,7 @@ template <bool PLAIN = false> static inline VF grad_core(VF go, VF a, float c) {
 // go f'(x) for f' = c sigma'(a), a = |x| m (sigmoid: c = m = 1; tanh: 4 and 2)
 static inline VF sigma_grad(VF go, VF x, float c, float m) {
   const VF a = x.abs() * C(m);
-  if (every((a < C(69.0f)) & (go.abs() < C(INFINITY)))) return grad_core<true>(go, a, c);
+  if (every((a < C(69.0f)) & (go.abs() <= C(FLT_MAX)))) return grad_core<true>(go, a, c);
   return nan_to(zero_derivative_at(grad_core(go, a, c), go, x.abs() == C(INFINITY)), x);
 }
 
@@ -461,8 +461,7 @@ template <bool LOW> static inline Parts silu_grad_far(VF zh, VF zl, VF pos, cons
   return {y, (fma_(-y, ph, nh) + fma_(-y, pl, nl)) * inv, VF::blendv(o.e.k, C(0.0f), pos)};
 }
 
-// (PLAIN: -69 < x, so k >= -100)
-// silu'(x) from xc (x clamped) and u = e^-|xc| in o
+// silu'(x) from xc (x clamped) and u = e^-|xc| in o (PLAIN: no lane below -200)
 template <bool PLAIN> static inline Parts silu_grad_of(VF x, VF xc, const OnePlus& o) {
   Parts p = silu_grad_far<false>(xc, xc, x >= C(0.0f), o);
   const VF dh = x - C(SILU_X0_HI);
@@ -471,6 +470,7 @@ template <bool PLAIN> static inline Parts silu_grad_of(VF x, VF xc, const OnePlu
   if constexpr (PLAIN) return p;
   return blend(p, {C(-0.0f), C(0.0f), C(0.0f)}, x < C(-200.0f));
 }
+// (PLAIN: x > -69 in every lane, so k >= -100)
 template <bool PLAIN = false> static inline Parts silu_grad_parts(VF x) {
   // beyond 30, silu' rounds to 1
   const VF xc = at::vec::minimum(PLAIN ? x : at::vec::maximum(x, C(-200.0f)), C(30.0f));
@@ -865,8 +865,7 @@ static inline Parts gelu_parts(VF x, VF xs) {
 // a / sqrt(2 pi) (each term hi + lo, their difference a TwoSum); near the zero x0 = -0.7518 (|x - x0| < 1/4)
 // the fit of ops.torch_compiled.gelu_grad_float32; below -16 a negative zero (x phi(x) dominates; for
 // |go v| < 2^60 the product is below 2^-150 there)
-// (PLAIN: no lane in the left tail)
-// gelu'(x) from a = |x| clamped and its Gaussian pieces g
+// gelu'(x) from a = |x| clamped and its Gaussian pieces g (PLAIN: no lane in the left tail)
 template <bool PLAIN> static inline Parts gelu_grad_of(VF x, VF a, const Gauss& g) {
   VF th, tl;
   quotient2(g.qh * C(0.5f), g.ql * C(0.5f), g.dh, g.dl, th, tl);
@@ -961,8 +960,8 @@ static inline VF times_gate(VF v, VF g, Parts p, VF sg) {
 // PLAIN_GATE: the gate's own plain form (silu_parts<true>), which holds from g >= PLAIN_LOW
 template <Parts (*GATE)(VF, VF), bool HAS_V = true, Parts (*PLAIN_GATE)(VF, VF) = GATE, int PLAIN_LOW = INT_MIN>
 static inline VF gated_f(VF g, VF v, float open, float closed) {
-  // every lane inside [closed, open] (and from PLAIN_LOW), v finite (neither NaN): the plain form, the bits of
-  // the blends' below
+  // every lane inside [closed, open] (and from PLAIN_LOW), v finite (neither NaN): the plain form, the bits the
+  // blends below leave on such lanes
   const VF inside = (g <= C(open)) & (g >= C(closed > PLAIN_LOW ? closed : (float)PLAIN_LOW));
   if constexpr (HAS_V) {
     if (every(inside & (v.abs() <= C(FLT_MAX)))) {
@@ -1026,13 +1025,14 @@ static inline void gated_grad_f(VF go, VF g, VF v, VF& dg, VF& dv, float open, f
 #define SILU_CLOSED -200.0f
 #define GELU_OPEN 6.0f
 #define GELU_CLOSED -16.0f
-// (silu's plain parts hold from g = -68: k >= -100)
+// silu's plain parts hold from g = -68 (k >= -100)
+#define SILU_PLAIN_LOW -68
 static inline VF silu_f(VF x) {
-  return gated_f<silu_parts<false>, false, silu_parts<true>, -68>(x, C(1.0f), SILU_OPEN, SILU_CLOSED);
+  return gated_f<silu_parts<false>, false, silu_parts<true>, SILU_PLAIN_LOW>(x, C(1.0f), SILU_OPEN, SILU_CLOSED);
 }
 static inline VF gelu_f(VF x) { return gated_f<gelu_parts, false>(x, C(1.0f), GELU_OPEN, GELU_CLOSED); }
 static inline VF silu_grad_f(VF go, VF x) {
-  return times_grad<silu_grad_parts<false>, false, silu_grad_parts<true>, -68>(go, C(1.0f), x, SILU_CLOSED);
+  return times_grad<silu_grad_parts<false>, false, silu_grad_parts<true>, SILU_PLAIN_LOW>(go, C(1.0f), x, SILU_CLOSED);
 }
 static inline VF gelu_grad_f(VF go, VF x) {
   return times_grad<gelu_grad_parts<false>, false, gelu_grad_parts<true>>(go, C(1.0f), x, GELU_CLOSED);
@@ -1058,17 +1058,17 @@ static inline VF clipped_gelu_grad_f(VF go, VF x) {
   return zero_derivative_at(gelu_grad_f(go, x), go, x > C(CG_BREAK));
 }
 static inline VF swiglu_f(VF g, VF v) {
-  return gated_f<silu_parts<false>, true, silu_parts<true>, -68>(g, v, SILU_OPEN, SILU_CLOSED);
+  return gated_f<silu_parts<false>, true, silu_parts<true>, SILU_PLAIN_LOW>(g, v, SILU_OPEN, SILU_CLOSED);
 }
 static inline VF geglu_f(VF g, VF v) { return gated_f<gelu_parts>(g, v, GELU_OPEN, GELU_CLOSED); }
 // Where both gradients take their plain forms (g inside the plain gate's range, go and v finite), the gate and its
-// derivative share the gate's exponential (swiglu: u = e^-|g|; geglu: e^{-a^2/2} and erfcx), which each computes
-// alone from the same g: the same bits at about half the cost of the exponentials
+// derivative share one exponential (swiglu: u = e^-|g|; geglu: e^{-a^2/2} and erfcx): the values each would
+// compute alone from the same g, so the same bits, at half the exponentials' cost
 static inline bool both_plain(VF go, VF g, VF v, float low, float open) {
   return every((g >= C(low)) & (g <= C(open)) & (go.abs() <= C(FLT_MAX)) & (v.abs() <= C(FLT_MAX)));
 }
 static inline void swiglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
-  if (both_plain(go, g, v, -68.0f, SILU_OPEN)) {
+  if (both_plain(go, g, v, SILU_PLAIN_LOW, SILU_OPEN)) {
     OnePlus o;
     one_plus<true>(-g.abs(), o);
     VF sg;
@@ -1077,7 +1077,7 @@ static inline void swiglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
     dg = scaled_product<true>(go, v, silu_grad_of<true>(g, g, o));
     return;
   }
-  gated_grad_f<silu_parts<false>, silu_grad_parts<false>, silu_parts<true>, silu_grad_parts<true>, -68>(
+  gated_grad_f<silu_parts<false>, silu_grad_parts<false>, silu_parts<true>, silu_grad_parts<true>, SILU_PLAIN_LOW>(
       go, g, v, dg, dv, SILU_OPEN, SILU_CLOSED);
 }
 static inline void geglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
@@ -1098,7 +1098,6 @@ static inline void geglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
 // glu, sigma(g) v: sigma(g) = (h + l) 2^k as sigmoid_f's quotient (u = e^-|g| down to e^-194: beyond, sigma(g)
 // |v| < 2^-151 for every float32 v), the product rounded once (scaled_product: v of any magnitude, an infinite v
 // gives its infinity); sigma(-inf) v = 0 v (NaN for an infinite v), sigma(inf) v = v
-// (PLAIN: |g| < 69 and v finite in every lane)
 // sigma(g) = (h + l) 2^k from u = e^-|g| in o
 static inline Parts sigma_parts(VF g, const OnePlus& o) {
   const VF pos = g >= C(0.0f);
@@ -1107,6 +1106,7 @@ static inline Parts sigma_parts(VF g, const OnePlus& o) {
   p.k = VF::blendv(o.e.k, C(0.0f), pos);
   return p;
 }
+// (PLAIN: |g| < 69 and v finite in every lane)
 template <bool PLAIN> static inline VF glu_of(VF g, VF v) {
   OnePlus o;
   one_plus<PLAIN>(PLAIN ? -g.abs() : at::vec::maximum(-g.abs(), C(-194.0f)), o);
