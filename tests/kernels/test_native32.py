@@ -340,7 +340,8 @@ def test_float32_calls_of_the_entries_take_the_native_kernels(name):
 @needs_kernels
 def test_an_entry_written_as_the_primitive_takes_it():
     """What decides is the traced forward: one of the kernels' forms of the input (swish at beta 1 is silu; at
-    another beta, or quick_gelu's 1.702, it is not)."""
+    another beta, or quick_gelu's 1.702, it is not), less its products and quotients by 1 (celu at alpha 1 is
+    elu; tempered_sigmoid at its defaults traces to 1 tanh(1 x), which is tanh)."""
     from nonlin.kernels.codegen import plan
 
     def of(name, **params):
@@ -352,7 +353,10 @@ def test_an_entry_written_as_the_primitive_takes_it():
     assert of("quick_gelu") == "quick_gelu" and of("swish", beta=1.702) == "quick_gelu"
     assert of("gelu") == "gelu" and of("xgelu", alpha=1.0) is None and of("gelu_tanh") == "gelu_tanh"
     assert of("selu") == "selu" and of("elu", alpha=1.0) == "elu" and of("elu", alpha=2.0) is None
-    assert of("celu", alpha=1.0) is None
+    assert of("celu", alpha=1.0) == "elu" and of("celu", alpha=2.0) is None
+    assert of("tempered_sigmoid", s=2.0, T=2.0, o=1.0) == "tanh"
+    assert of("tempered_sigmoid", s=2.0, T=3.0, o=1.0) is None  # tanh(1.5 x)
+    assert of("tempered_sigmoid", s=3.0, T=2.0, o=1.0) is None  # s sigma(T x) - o: no tanh form
     assert of("tanhshrink") == "tanhshrink" and of("softsign") is None
     assert of("softcap", cap=50.0) == "softcap" and of("softcap", cap=30.0) is None
     assert of("clipped_gelu", min=-10.0, max=10.0) == "clipped_gelu"

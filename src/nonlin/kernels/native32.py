@@ -1580,19 +1580,46 @@ def primitive_of(plan) -> str | None:
     f = plan.forward
     if len(f.inputs) not in (1, 2) or f.params or len(f.outputs) != 1:
         return None
-    y = f.outputs[0]
+    y = _without_unit_factors(f.outputs[0])
     inputs = dict(zip(("x",) if len(f.inputs) == 1 else ("g", "v"), f.inputs, strict=True))
 
     def matches(a, b) -> bool:
+        a = _without_unit_factors(a)
         if isinstance(b, tuple):  # a nested node
             return getattr(a, "op", None) == b[0] and len(a.args) == len(b) - 1 and all(map(matches, a.args, b[1:]))
         return a is inputs.get(b) if b in ("x", "g", "v") else (not hasattr(a, "op") and a == b)
 
     for name, form in FORMS.items():
-        op, *args = _traced_form(form[1]) if form[0] == "entry" else form
+        op, *args = _normal_form(_traced_form(form[1]) if form[0] == "entry" else form)
         if getattr(y, "op", None) == op and len(y.args) == len(args) and all(map(matches, y.args, args)):
             return name
     return None
+
+
+def _without_unit_factors(node):
+    """`node` (a traced node or a form) less its products by 1 and quotients by 1: each is its operand in IEEE
+    arithmetic, NaN, infinities and signed zeros included, so the function is the same. Parameters at their
+    defaults leave them: tempered_sigmoid's (s, T, o) = (2, 2, 1) traces to 1 tanh(1 x), which is tanh."""
+    while True:
+        op, args = (node[0], node[1:]) if isinstance(node, tuple) else (getattr(node, "op", None), None)
+        if args is None and op is not None:
+            args = tuple(node.args)
+        if op == "mul" and len(args) == 2 and _is_one(args[0]):
+            node = args[1]
+        elif op in ("mul", "div") and len(args) == 2 and _is_one(args[1]):
+            node = args[0]
+        else:
+            return node
+
+
+def _normal_form(form):
+    """A form of `FORMS` less its unit factors at every depth (`_without_unit_factors`)."""
+    form = _without_unit_factors(form)
+    return (form[0], *map(_normal_form, form[1:])) if isinstance(form, tuple) else form
+
+
+def _is_one(a) -> bool:
+    return isinstance(a, (int, float)) and not isinstance(a, bool) and a == 1.0
 
 
 _TRACED_FORMS: dict[str, tuple] = {}
