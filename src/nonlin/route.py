@@ -35,6 +35,7 @@ import torch
 
 from nonlin.autograd import apply as eager_apply
 from nonlin.kernels import dispatch, state
+from nonlin.kernels.codegen import negative_zeros
 from nonlin.registry import names
 from nonlin.registry import spec as get_spec
 from nonlin.spec import Kind, Spec
@@ -232,9 +233,12 @@ def defaults(name: str) -> dict[str, Any]:
 
 
 def _at_defaults(name: str, params: dict[str, Any]) -> bool:
-    """Whether `params` are the entry's defaults; a tensor (a learnable parameter, or prelu's weight as F.prelu
-    takes it) never is."""
-    return not any(isinstance(v, torch.Tensor) for v in params.values()) and params == _defaults(name)
+    """Whether `params` are the entry's defaults, -0.0 apart from 0.0; a tensor (a learnable parameter, or
+    prelu's weight as F.prelu takes it) never is."""
+    if any(isinstance(v, torch.Tensor) for v in params.values()):
+        return False
+    d = _defaults(name)
+    return params == d and negative_zeros(params[k] for k in d) == negative_zeros(d.values())
 
 
 def _defaults(name: str) -> dict[str, Any]:

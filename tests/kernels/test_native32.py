@@ -341,7 +341,8 @@ def test_float32_calls_of_the_entries_take_the_native_kernels(name):
 def test_an_entry_written_as_the_primitive_takes_it():
     """What decides is the traced forward: one of the kernels' forms of the input (swish at beta 1 is silu; at
     another beta, or quick_gelu's 1.702, it is not), less its products and quotients by 1 (celu at alpha 1 is
-    elu; tempered_sigmoid at its defaults traces to 1 tanh(1 x), which is tanh)."""
+    elu; tempered_sigmoid at its defaults traces to 1 tanh(1 x), which is tanh) and differences with +0 (xgelu
+    at alpha 0 is gelu; xsilu at alpha 0 is gated(x, sigmoid(x)), another op than silu's swish(x, 1))."""
     from nonlin.kernels.codegen import plan
 
     def of(name, **params):
@@ -357,11 +358,17 @@ def test_an_entry_written_as_the_primitive_takes_it():
     assert of("tempered_sigmoid", s=2.0, T=2.0, o=1.0) == "tanh"
     assert of("tempered_sigmoid", s=2.0, T=3.0, o=1.0) is None  # tanh(1.5 x)
     assert of("tempered_sigmoid", s=3.0, T=2.0, o=1.0) is None  # s sigma(T x) - o: no tanh form
+    assert of("xgelu", alpha=0.0) == "gelu" and of("xsilu", alpha=0.0) is None
+    assert of("xgelu", alpha=0.5) is None
+    # y - +0 is y at every y; y - -0 is +0 at y = -0, and y + +0 too
+    assert native32._normal_form(("sub", ("mul", 1.0, "x"), 0.0)) == "x"
+    assert native32._normal_form(("sub", "x", -0.0)) == ("sub", "x", -0.0)
+    assert native32._normal_form(("add", "x", 0.0)) == ("add", "x", 0.0)
     assert of("tanhshrink") == "tanhshrink" and of("softsign") is None
     assert of("softcap", cap=50.0) == "softcap" and of("softcap", cap=30.0) is None
     assert of("clipped_gelu", min=-10.0, max=10.0) == "clipped_gelu"
     assert of("clipped_gelu", min=-10.0, max=5.0) is None
-    assert of("laplace", mu=0.707107, sigma=0.282095) == "laplace" and of("laplace", mu=0.0, sigma=1.0) is None
+    assert of("laplace", mu=0.707107, sigma=0.282095) == "laplace" and of("laplace", mu=0.0, sigma=1.0) == "ndtr"
     assert of("ndtr") == "ndtr" and of("hardswish") == "hardswish" and of("hard_mish") is None
     assert of("lecun_tanh") == "lecun_tanh" and of("penalized_tanh", a=0.25) is None
 

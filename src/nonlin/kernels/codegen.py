@@ -49,11 +49,29 @@ def vparam_input(name: str) -> str:
     return f"pv_{name}"
 
 
-@functools.lru_cache(maxsize=512)
+def negative_zeros(values) -> tuple[bool, ...]:
+    """Which of `values` are -0.0: a cache keyed by parameter values adds this, as -0.0 == 0.0 (one dict key)
+    where a product by either has its own sign (leaky_relu's slope -0 gives +0 for x < 0, torch's too)."""
+    return tuple(isinstance(v, float) and v == 0.0 and math.copysign(1.0, v) < 0 for v in values)
+
+
 def plan(
     spec: Spec,
     mode: str,
     floats: tuple[tuple[str, Any], ...],
+    tparams: tuple[str, ...],
+    vparams: tuple[str, ...] = (),
+) -> Plan:
+    """The traced plan of an entry (`_traced_plan`), one per parameter values, -0.0 apart from 0.0."""
+    return _traced_plan(spec, mode, floats, negative_zeros(v for _, v in floats), tparams, vparams)
+
+
+@functools.lru_cache(maxsize=512)
+def _traced_plan(
+    spec: Spec,
+    mode: str,
+    floats: tuple[tuple[str, Any], ...],
+    _negative_zeros: tuple[bool, ...],  # (the cache key only)
     tparams: tuple[str, ...],
     vparams: tuple[str, ...] = (),
 ) -> Plan:

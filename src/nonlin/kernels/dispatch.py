@@ -15,7 +15,7 @@ import torch
 
 from nonlin.kernels import cpu, native32, state, table, vec_convert
 from nonlin.kernels import ops as _ops  # registers torch.ops.nonlin.*
-from nonlin.kernels.codegen import Plan, plan
+from nonlin.kernels.codegen import Plan, negative_zeros, plan
 from nonlin.spec import Kind, Spec
 
 _WARNED: set[str] = set()
@@ -160,7 +160,7 @@ def job_for(spec: Spec, dtype: torch.dtype, params: Mapping[str, Any]) -> Job | 
     if any(isinstance(v, torch.Tensor) for v in values):
         return None  # (not a key: the cache would keep every tensor a call passed alive)
     try:
-        key = (spec.name, dtype, *values, *state.settings())
+        key = (spec.name, dtype, *values, *negative_zeros(values), *state.settings())
         job = _JOBS.get(key, False)
     except TypeError:  # an unhashable parameter value (a tensor is hashable; a list is not)
         return None

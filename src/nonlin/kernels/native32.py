@@ -21,7 +21,8 @@ partial load.
 Which entries take these kernels: those whose traced forward is one of `FORMS` of the input (sigmoid(x),
 tanh(x), swish(x, 1), swish(x, 1.702), x Phi(x), elu's and selu's forms, swiglu(g, v, 1), g Phi(g) v: the
 catalog's sigmoid, tanh, silu, swish at beta 1, quick_gelu, gelu, elu at alpha 1, selu, swiglu and geglu, the
-entries listed above, and any entry declared the same way); the backward is that function's
+entries listed above, and any entry declared the same way, less products and quotients by 1 and differences with
++0: tempered_sigmoid, xgelu and celu at their defaults, laplace at mu 0, sigma 1); the backward is that function's
 derivative, whatever form the entry declares it in (the forward fixes the function). docs/kernels.md, "float32
 by hand-written kernels", has the measured errors and costs.
 tests/kernels/test_native32.py measures both against float64 on dense sets of every binade and on the edges.
@@ -1597,16 +1598,20 @@ def primitive_of(plan) -> str | None:
 
 
 def _without_unit_factors(node):
-    """`node` (a traced node or a form) less its products by 1 and quotients by 1: each is its operand in IEEE
-    arithmetic, NaN, infinities and signed zeros included, so the function is the same. Parameters at their
-    defaults leave them: tempered_sigmoid's (s, T, o) = (2, 2, 1) traces to 1 tanh(1 x), which is tanh."""
+    """`node` (a traced node or a form) less its products by 1, quotients by 1 and differences with +0: each is
+    its operand in IEEE arithmetic (round to nearest), NaN, infinities and signed zeros included (-0 - +0 is
+    -0, where -0 + +0 would be +0), so the function is the same. Parameters at their defaults leave them:
+    tempered_sigmoid's (s, T, o) = (2, 2, 1) traces to 1 tanh(1 x), which is tanh; xgelu at alpha 0 to
+    x (1 Phi(x) - 0), which is gelu."""
     while True:
         op, args = (node[0], node[1:]) if isinstance(node, tuple) else (getattr(node, "op", None), None)
         if args is None and op is not None:
             args = tuple(node.args)
-        if op == "mul" and len(args) == 2 and _is_one(args[0]):
+        if op is None or len(args) != 2:
+            return node
+        if op == "mul" and _is_constant(args[0], 1.0):
             node = args[1]
-        elif op in ("mul", "div") and len(args) == 2 and _is_one(args[1]):
+        elif (op in ("mul", "div") and _is_constant(args[1], 1.0)) or (op == "sub" and _is_constant(args[1], 0.0)):
             node = args[0]
         else:
             return node
@@ -1618,8 +1623,10 @@ def _normal_form(form):
     return (form[0], *map(_normal_form, form[1:])) if isinstance(form, tuple) else form
 
 
-def _is_one(a) -> bool:
-    return isinstance(a, (int, float)) and not isinstance(a, bool) and a == 1.0
+def _is_constant(a, value: float) -> bool:
+    """`a` is the number `value`, of its sign where it is a zero."""
+    number = isinstance(a, (int, float)) and not isinstance(a, bool)
+    return number and a == value and math.copysign(1.0, a) == math.copysign(1.0, value)
 
 
 _TRACED_FORMS: dict[str, tuple] = {}
