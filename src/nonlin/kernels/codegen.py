@@ -40,10 +40,6 @@ class Plan:
         return len(self.main)
 
 
-def _freeze(params: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
-    return tuple(sorted(params.items()))
-
-
 def vparam_input(name: str) -> str:
     """The input name of a per-channel parameter in generated code (apart from x, g, v, n, d, ...)."""
     return f"pv_{name}"
