@@ -168,6 +168,19 @@ static inline void one_plus(VF z, VF zl, OnePlus& o) {
   one_plus_of(o);
 }
 
+// Whether every lane of a comparison's mask is set. A kernel tests it once per vector to take its plain form
+// (PLAIN: no clamp, tail, infinity or NaN handled) where no lane needs those cases, each a compare and a blend
+// that would otherwise run on every vector (sigmoid: 34 of its 81 instructions). The plain form runs the same
+// operations on those lanes, so the bits are the same (tests/kernels/test_native32.py compares the two on
+// every binade; notes/2026-12-04c/plain_bits.py on every 7th float32 bit pattern).
+static inline bool every(VF mask) {
+#if defined(CPU_CAPABILITY_AVX512)
+  return _mm512_movepi32_mask(_mm512_castps_si512(mask)) == 0xFFFF;
+#else
+  return _mm256_movemask_ps(mask) == 0xFF;
+#endif
+}
+
 // 2^k y for |y| < 2^131 and integer k in [-417, 127], rounded once: k = ka + kb, kb = k clamped to [-126, 127];
 // y 2^ka (three exact steps of at least 2^-98) is normal wherever y 2^k is not below 2^-150, so only the last
 // step rounds (AVX-512: one vscalefps, which rounds once too: the same bits)
@@ -175,6 +188,8 @@ static inline VF scaled(VF y, VF k) {
 #if defined(CPU_CAPABILITY_AVX512)
   return VF(_mm512_scalef_ps(y, k));
 #else
+  // (k in [-126, 127] in every lane, as in most vectors: one product by the normal 2^k, which rounds once too)
+  if (every((k >= C(-126.0f)) & (k <= C(127.0f)))) return y * pow2(k);
   const VF kb = at::vec::minimum(at::vec::maximum(k, C(-126.0f)), C(127.0f));
   const VF ka = k - kb, k1 = (ka * C(1.0f / 3.0f)).floor(), k2 = ((ka - k1) * C(0.5f)).floor();
   return (((y * pow2(k1)) * pow2(k2)) * pow2(ka - k1 - k2)) * pow2(kb);
@@ -211,19 +226,6 @@ template <bool PLAIN = false> static inline VF scaled_product(VF u, VF v, const 
 }
 
 static inline VF nan_to(VF y, VF x) { return VF::blendv(y, x, x != x); }
-
-// Whether every lane of a comparison's mask is set. A kernel tests it once per vector to take its plain form
-// (PLAIN: no clamp, tail, infinity or NaN handled) where no lane needs those cases, each a compare and a blend
-// that would otherwise run on every vector (sigmoid: 34 of its 81 instructions). The plain form runs the same
-// operations on those lanes, so the bits are the same (tests/kernels/test_native32.py compares the two on
-// every binade; notes/2026-12-04c/plain_bits.py on every 7th float32 bit pattern).
-static inline bool every(VF mask) {
-#if defined(CPU_CAPABILITY_AVX512)
-  return _mm512_movepi32_mask(_mm512_castps_si512(mask)) == 0xFFFF;
-#else
-  return _mm256_movemask_ps(mask) == 0xFF;
-#endif
-}
 
 // go (h + l) 2^k, h > 0, where the caller's `far` lanes have |go| (h + l) 2^k < 2^-151 for every finite float32 go:
 // there a zero of go's sign made without the underflowing scale (an underflow takes a microcode assist, see
