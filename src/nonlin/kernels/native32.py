@@ -30,7 +30,7 @@ No lane forms a subnormal it does not return (`one_plus_of`): each one costs a m
 had made tail inputs up to 10x slower (benchmarks/tails.py).
 Each vector first asks whether any lane needs a special case (a clamp, a far tail, an infinity, NaN): where none
 does (`every`), the kernel runs its plain form, the same operations less those compares and blends (sigmoid's
-derivative: about 40% fewer instructions), so the same bits; tests/kernels/test_native32.py compares the two.
+forward, before its form below: 47 instructions per 16 elements against 81, as GCC 12 built them), so the same bits; tests/kernels/test_native32.py compares the two.
 sigmoid's forward below |x| = 69 has a form of its own (`sigmoid_near`: the exponential rounded to float32, 1.46
 ULP where the goal is 2, 20% faster), which every such lane takes whatever its neighbours are.
 Without AVX-512's vscalefps, the scale 2^k is one product wherever every lane's k is a normal power of two (the
