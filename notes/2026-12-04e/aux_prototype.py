@@ -14,6 +14,7 @@ import sys
 import time
 
 import torch
+from interleaved import print_interleaved  # (beside this script)
 from torch._inductor.codecache import CppPythonBindingsCodeCache
 
 from nonlin.kernels import native32
@@ -115,17 +116,7 @@ jobs = {
     "sigmoid torch": lambda: torch_op(torch.sigmoid),
     "tanh current": lambda: current("tanh"), "tanh aux": lambda: aux_route(1), "tanh torch": lambda: torch_op(torch.tanh),
 }  # fmt: skip
-times = {k: [] for k in jobs}
-for f in jobs.values():
-    f()
-for _ in range(rounds):
-    for k, f in jobs.items():
-        t = time.perf_counter()
-        f()
-        times[k].append((time.perf_counter() - t) / n * 1e9)
-print(f"{n} float32 elements, one thread, forward + backward, medians of {rounds} interleaved rounds (ns per element)")
-for k in jobs:
-    print(f"| {k} | {statistics.median(times[k]):.2f} |")
+print_interleaved(jobs, n, rounds, "one thread, forward + backward")
 
 
 # the kernels alone (no allocation): the prototype's forward (y and s) and backward (go, s -> out)

@@ -4,14 +4,13 @@ F.silu, and its error measured over every STEP-th float32 bit pattern in that ra
 
 Usage: PYTHONPATH=src python notes/2026-12-04e/silu_near_prototype.py [step] [rounds]"""
 
-import statistics
 import sys
-import time
 
 import numpy as np
 import scipy.special as sp
 import torch
 import torch.nn.functional as F
+from interleaved import print_interleaved  # (beside this script)
 from torch._inductor.codecache import CppPythonBindingsCodeCache
 
 from nonlin.kernels import native32
@@ -66,14 +65,4 @@ jobs = {
     "silu_near": lambda: silu_near(x),
     "F.silu": lambda: F.silu(x),
 }
-times = {k: [] for k in jobs}
-for f in jobs.values():
-    f()
-for _ in range(rounds):
-    for k, f in jobs.items():
-        t = time.perf_counter()
-        f()
-        times[k].append((time.perf_counter() - t) / n * 1e9)
-print(f"{n} float32 elements, x ~ 3 N(0, 1), one thread, medians of {rounds} interleaved rounds (ns per element)")
-for k in jobs:
-    print(f"| {k} | {statistics.median(times[k]):.2f} |")
+print_interleaved(jobs, n, rounds, "x ~ 3 N(0, 1), one thread")

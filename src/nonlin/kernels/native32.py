@@ -173,9 +173,10 @@ static inline void one_plus(VF z, VF zl, OnePlus& o) {
 
 // Whether every lane of a comparison's mask is set. A kernel tests it once per vector to take its plain form
 // (PLAIN: no clamp, tail, infinity or NaN handled) where no lane needs those cases, each a compare and a blend
-// that would otherwise run on every vector (sigmoid: 34 of its 81 instructions). The plain form runs the same
-// operations on those lanes, so the bits are the same (tests/kernels/test_native32.py compares the two on
-// every binade; notes/2026-12-04c/plain_bits.py on every 7th float32 bit pattern).
+// that would otherwise run on every vector (sigmoid's forward had 34 of its 81 instructions). The plain form runs
+// the same operations on those lanes, so the bits are the same (tests/kernels/test_native32.py compares the two
+// on every binade; notes/2026-12-04c/plain_bits.py on every 7th float32 bit pattern); sigmoid's forward below
+// |x| = 69 is its own form (sigmoid_near), which those lanes take in every vector.
 static inline bool every(VF mask) {
 #if defined(CPU_CAPABILITY_AVX512)
   return _mm512_movepi32_mask(_mm512_castps_si512(mask)) == 0xFFFF;
