@@ -35,6 +35,7 @@ sigmoid's forward below |x| = 69 has a form of its own (`sigmoid_near`: the expo
 ULP where the goal is 2, 20% faster), which every such lane takes whatever its neighbours are.
 Without AVX-512's vscalefps, the scale 2^k is one product wherever every lane's k is a normal power of two (the
 same single rounding), so the stepwise scale runs only where a lane needs it.
+Every helper is inlined (`ALWAYS`): GCC 12 had left some out of line, a call per vector (5-10% of the time).
 """
 
 from __future__ import annotations
@@ -62,14 +63,18 @@ using VF = Vectorized<float>;
 using VI = Vectorized<int32_t>;
 constexpr int64_t V = VF::size();
 
-static inline VF C(float v) { return VF(v); }
+// Every helper is inlined: GCC 12 left some out of line (softcap_f, sigma_grad, the gated gradients, ...), so
+// that each vector was a call, with every vector register spilled around it and the gated gradients' two results
+// through the stack
+#define ALWAYS __attribute__((always_inline))
+ALWAYS static inline VF C(float v) { return VF(v); }
 // CONSTANTS
 
 // a b + c rounded once (`available`: built for AVX2 and AVX-512 only, whose fmadd is the instruction)
-static inline VF fma_(VF a, VF b, VF c) { return at::vec::fmadd(a, b, c); }
+ALWAYS static inline VF fma_(VF a, VF b, VF c) { return at::vec::fmadd(a, b, c); }
 
 // 2^k for integer-valued k in [-126, 127], exact (the float's bits)
-static inline VF pow2(VF k) {
+ALWAYS static inline VF pow2(VF k) {
   return at::vec::cast<float>((at::vec::convert<int32_t>(k) + VI(127)) << VI(23));
 }
 
@@ -81,18 +86,18 @@ static inline VF pow2(VF k) {
 // move 256 bits at a time on AVX-512 CPUs, copies an assigned struct of vectors through the stack in 32-byte halves
 // read back as one 64-byte load, a failed store-to-load forwarding that cost half of every kernel's time.)
 struct Exp { VF h, l, k; };
-static inline void exp_of(VF k, VF r, Exp& e);
-static inline void exp_parts(VF z, Exp& e) {
+ALWAYS static inline void exp_of(VF k, VF r, Exp& e);
+ALWAYS static inline void exp_parts(VF z, Exp& e) {
   const VF k = (z * C(1.44269502f)).round();
   exp_of(k, fma_(k, C(-1.42860677e-06f), fma_(k, C(-0.693145751953125f), z)), e);
 }
 // e^(z + zl) for zl below z's last bit (z >= -128: k ln2's high part exact, z - k ln2_hi exact)
-static inline void exp_parts(VF z, VF zl, Exp& e) {
+ALWAYS static inline void exp_parts(VF z, VF zl, Exp& e) {
   const VF k = (z * C(1.44269502f)).round();
   exp_of(k, fma_(k, C(-1.42860677e-06f), fma_(k, C(-0.693145751953125f), z) + zl), e);
 }
 // e^r - 1 = p + pe (|r| <= 0.35): r + r^2 q, its rounding error pe exact (Fast2Sum: |r| >= |r^2 q|)
-static inline void expm1_tail(VF r, VF& p, VF& pe) {
+ALWAYS static inline void expm1_tail(VF r, VF& p, VF& pe) {
   VF q = fma_(C(0.0001958599459612742f), r, C(0.0013936595059931278f));
   q = fma_(q, r, C(0.008333880454301834f));
   q = fma_(q, r, C(0.04166644811630249f));
@@ -102,7 +107,7 @@ static inline void expm1_tail(VF r, VF& p, VF& pe) {
   p = r + s;
   pe = s - (p - r);
 }
-static inline void exp_of(VF k, VF r, Exp& e) {
+ALWAYS static inline void exp_of(VF k, VF r, Exp& e) {
   VF p, pe;
   expm1_tail(r, p, pe);
   e.h = C(1.0f) + p;
@@ -113,14 +118,14 @@ static inline void exp_of(VF k, VF r, Exp& e) {
 
 // (nh + nl) / (dh + dl) (dl below dh's last bit): the quotient by one reciprocal, corrected by its exact
 // remainder; as yh + yl (Fast2Sum), or rounded
-static inline void quotient2(VF nh, VF nl, VF dh, VF dl, VF& yh, VF& yl) {
+ALWAYS static inline void quotient2(VF nh, VF nl, VF dh, VF dl, VF& yh, VF& yl) {
   const VF inv = C(1.0f) / dh;
   const VF y = nh * inv;
   const VF c = (fma_(-y, dh, nh) + fma_(-y, dl, nl)) * inv;
   yh = y + c;
   yl = c - (yh - y);
 }
-static inline VF quotient(VF nh, VF nl, VF dh, VF dl) {
+ALWAYS static inline VF quotient(VF nh, VF nl, VF dh, VF dl) {
   const VF inv = C(1.0f) / dh;
   const VF y = nh * inv;
   return y + (fma_(-y, dh, nh) + fma_(-y, dl, nl)) * inv;
@@ -128,13 +133,13 @@ static inline VF quotient(VF nh, VF nl, VF dh, VF dl) {
 
 // A value as (h + l) 2^k, l below h's last bit (or 0)
 struct Parts { VF h, l, k; };
-static inline Parts blend(const Parts& a, const Parts& b, VF mask) {
+ALWAYS static inline Parts blend(const Parts& a, const Parts& b, VF mask) {
   return {VF::blendv(a.h, b.h, mask), VF::blendv(a.l, b.l, mask), VF::blendv(a.k, b.k, mask)};
 }
 
 // f'(x) near a zero x0 = x0h + x0l of f' (x0h the float32 nearest): f'(x) = d (C0 + d p(d)), d = x - x0 =
 // dh - x0l with dh = x - x0h exact (Sterbenz), C0 = c0h + c0l: the product carried as hi + lo
-static inline Parts near_zero(VF dh, VF d, VF p, float x0l, float c0h, float c0l) {
+ALWAYS static inline Parts near_zero(VF dh, VF d, VF p, float x0l, float c0h, float c0l) {
   const VF gl = fma_(d, p, C(c0l));  // C0 + d p(d) = c0h + gl
   const VF vh = dh * C(c0h);
   return {vh, fma_(dh, C(c0h), -vh) + (dh * gl - C(x0l) * (C(c0h) + gl)), C(0.0f)};
@@ -146,7 +151,7 @@ static inline Parts near_zero(VF dh, VF d, VF p, float x0l, float c0h, float c0l
 // (silu at x = -90: 13 ns per element against 1.6)
 // (PLAIN: the caller's k >= -100)
 struct OnePlus { Exp e; VF uh, ul, dh, dl; };
-template <bool PLAIN = false> static inline void one_plus_of(OnePlus& o) {
+template <bool PLAIN = false> ALWAYS static inline void one_plus_of(OnePlus& o) {
 #if defined(CPU_CAPABILITY_AVX512)
   if constexpr (PLAIN) {  // (h 2^k and l 2^k, each rounded once as the products by 2^k are)
     o.uh = VF(_mm512_scalef_ps(o.e.h, o.e.k));
@@ -161,12 +166,12 @@ template <bool PLAIN = false> static inline void one_plus_of(OnePlus& o) {
   o.dh = C(1.0f) + o.uh;
   o.dl = ((C(1.0f) - o.dh) + o.uh) + o.ul;  // (Fast2Sum: 1 >= uh)
 }
-template <bool PLAIN = false> static inline void one_plus(VF z, OnePlus& o) {
+template <bool PLAIN = false> ALWAYS static inline void one_plus(VF z, OnePlus& o) {
   exp_parts(z, o.e);
   one_plus_of<PLAIN>(o);
 }
 // u = e^(z + zl), zl below z's last bit
-static inline void one_plus(VF z, VF zl, OnePlus& o) {
+ALWAYS static inline void one_plus(VF z, VF zl, OnePlus& o) {
   exp_parts(z, zl, o.e);
   one_plus_of(o);
 }
@@ -177,7 +182,7 @@ static inline void one_plus(VF z, VF zl, OnePlus& o) {
 // the same operations on those lanes, so the bits are the same (tests/kernels/test_native32.py compares the two
 // on every binade; notes/2026-12-04c/plain_bits.py on every 7th float32 bit pattern); sigmoid's forward below
 // |x| = 69 is its own form (sigmoid_near), which those lanes take in every vector.
-static inline bool every(VF mask) {
+ALWAYS static inline bool every(VF mask) {
 #if defined(CPU_CAPABILITY_AVX512)
   return _mm512_movepi32_mask(_mm512_castps_si512(mask)) == 0xFFFF;
 #else
@@ -188,7 +193,7 @@ static inline bool every(VF mask) {
 // 2^k y for |y| < 2^131 and integer k in [-417, 127], rounded once: k = ka + kb, kb = k clamped to [-126, 127];
 // y 2^ka (three exact steps of at least 2^-98) is normal wherever y 2^k is not below 2^-150, so only the last
 // step rounds (AVX-512: one vscalefps, which rounds once too: the same bits)
-static inline VF scaled(VF y, VF k) {
+ALWAYS static inline VF scaled(VF y, VF k) {
 #if defined(CPU_CAPABILITY_AVX512)
   return VF(_mm512_scalef_ps(y, k));
 #else
@@ -201,7 +206,7 @@ static inline VF scaled(VF y, VF k) {
 }
 
 // a 2^s, s = 64 where |a| < 2^-32 and -64 where |a| > 2^32 (exact; infinities and NaN stay)
-static inline VF prescaled(VF a, VF& s) {
+ALWAYS static inline VF prescaled(VF a, VF& s) {
   const VF m = a.abs();
   const VF up = m < C(0x1p-32f), down = m > C(0x1p32f);
   s = (up & C(64.0f)) | (down & C(-64.0f));
@@ -210,7 +215,7 @@ static inline VF prescaled(VF a, VF& s) {
 
 // Whether every lane's |a| is in [2^-32, 2^32] or 0, where prescaled leaves a as it is (s = 0; a zero's scale
 // only scales zeros): the plain forms skip it there
-static inline bool unscaled(VF a) {
+ALWAYS static inline bool unscaled(VF a) {
   const VF m = a.abs();
   return every(((m >= C(0x1p-32f)) | (m == C(0.0f))) & (m <= C(0x1p32f)));
 }
@@ -221,14 +226,14 @@ static inline bool unscaled(VF a) {
 // (an infinite u or v: u v h, the infinity of the product's sign, or NaN where h is 0, as IEEE multiplication
 // gives; the two-products' inf - inf would be NaN)
 // (PLAIN: u and v finite in every lane)
-template <bool PLAIN = false> static inline VF scaled_product(VF u, const Parts& p) {  // (v = 1: the same bits)
+template <bool PLAIN = false> ALWAYS static inline VF scaled_product(VF u, const Parts& p) {  // (v = 1: the same bits)
   if (PLAIN && unscaled(u)) return scaled(fma_(u, p.h, u * p.l), p.k);
   VF su;
   const VF us = prescaled(u, su);
   const VF r = scaled(fma_(us, p.h, us * p.l), p.k - su);
   return PLAIN ? r : VF::blendv(r, u * p.h, u.abs() == C(INFINITY));
 }
-template <bool PLAIN = false> static inline VF scaled_product(VF u, VF v, const Parts& p) {
+template <bool PLAIN = false> ALWAYS static inline VF scaled_product(VF u, VF v, const Parts& p) {
   if (PLAIN && unscaled(u) && unscaled(v)) {
     const VF ph = u * v;
     return scaled(fma_(ph, p.h, fma_(ph, p.l, fma_(u, v, -ph) * p.h)), p.k);
@@ -241,33 +246,33 @@ template <bool PLAIN = false> static inline VF scaled_product(VF u, VF v, const 
   return PLAIN ? r : VF::blendv(r, (u * v) * p.h, (u.abs() == C(INFINITY)) | (v.abs() == C(INFINITY)));
 }
 
-static inline VF nan_to(VF y, VF x) { return VF::blendv(y, x, x != x); }
+ALWAYS static inline VF nan_to(VF y, VF x) { return VF::blendv(y, x, x != x); }
 
 // go (h + l) 2^k, h > 0, where the caller's `far` lanes have |go| (h + l) 2^k < 2^-151 for every finite float32 go:
 // there a zero of go's sign made without the underflowing scale (an underflow takes a microcode assist, see
 // one_plus_of), or go's infinity (the true product's); NaN stays NaN
-static inline VF scaled_product_far(VF go, const Parts& p, VF far) {
+ALWAYS static inline VF scaled_product_far(VF go, const Parts& p, VF far) {
   const VF r = scaled_product(go, {p.h, p.l, VF::blendv(p.k, C(0.0f), far)});
   return VF::blendv(r, go * C(0.0f), far & (go.abs() < C(INFINITY)));
 }
 
 // go f'(x) where f'(x) = 0 exactly (at x = +-inf, the clamped exponentials' tails do not reach it): go 0, a
 // signed zero, or NaN for an infinite go (IEEE)
-static inline VF zero_derivative_at(VF r, VF go, VF at) { return VF::blendv(r, go * C(0.0f), at); }
+ALWAYS static inline VF zero_derivative_at(VF r, VF go, VF at) { return VF::blendv(r, go * C(0.0f), at); }
 
 // Prefetch the input (and the output, for writing) 8 KiB ahead of the loop: these kernels compute ~30 cycles per
 // vector, too slowly for the hardware prefetchers to run ahead of them beyond L2, which then cost as much again
 // (gelu 3.4 ns per element on 4M float32 against 1.7 in cache, one AVX-512 core). A prefetch never faults, also
 // past an array's end.
 constexpr int64_t AHEAD = 2048;
-static inline void ahead(const float* in, float* out = nullptr) {
+ALWAYS static inline void ahead(const float* in, float* out = nullptr) {
   __builtin_prefetch(in + AHEAD);
   if (out) __builtin_prefetch(out + AHEAD, 1);
 }
 
 // sigma(x): sigma(-a) = u / (1 + u), sigma(a) = 1 / (1 + u), u = e^-a; the scale 2^k of the first applied
 // last (one rounding, also into the subnormal range: sigma(x) < 2^-126 below x = -87.3)
-static inline VF sigmoid_tail(VF x) {
+ALWAYS static inline VF sigmoid_tail(VF x) {
   const VF a = x.abs();
   OnePlus o;
   one_plus(at::vec::maximum(-a, C(-104.0f)), o);  // e^-104 2^64 < 2^-85: 0 once scaled
@@ -279,7 +284,7 @@ static inline VF sigmoid_tail(VF x) {
 // u = e^z = 2^k h for -69 <= z <= 0 (k >= -100), h = e^r rounded to float32 (exp_parts' h, its low part l
 // dropped), and D = 1 + u = dh + dl exactly: h's relative error is at most 1.35 2^-24 (the rounding 2^-24, the
 // dropped l 2^-26, the reduction and fit 2^-26.5)
-static inline void one_plus_rounded(VF z, OnePlus& o) {
+ALWAYS static inline void one_plus_rounded(VF z, OnePlus& o) {
   const VF k = (z * C(1.44269502f)).round();
   VF p, pe;
   expm1_tail(fma_(k, C(-1.42860677e-06f), fma_(k, C(-0.693145751953125f), z)), p, pe);
@@ -292,7 +297,7 @@ static inline void one_plus_rounded(VF z, OnePlus& o) {
 // sigma(x) for |x| < 69 (the result normal): sigmoid_tail's form from one_plus_rounded. h's error divided by
 // 1 + u, plus the quotient's rounding: below 1.85 ULP (the goal is 2; measured 1.46 on every 7th float32), for
 // 20% less time than the form carrying l (0.76 ULP; on one Zen 1 core 3.1 against 3.9 ns per element)
-static inline VF sigmoid_near(VF x) {
+ALWAYS static inline VF sigmoid_near(VF x) {
   OnePlus o;
   one_plus_rounded(C(0.0f) - x.abs(), o);
   const VF pos = x >= C(0.0f);
@@ -300,7 +305,7 @@ static inline VF sigmoid_near(VF x) {
   return y * pow2(VF::blendv(o.e.k, C(0.0f), pos));
 }
 // (a lane's result depends on its x alone: the lanes with |x| < 69 take sigmoid_near's bits in every vector)
-static inline VF sigmoid_f(VF x) {
+ALWAYS static inline VF sigmoid_f(VF x) {
   const VF near = x.abs() < C(69.0f);
   if (every(near)) return sigmoid_near(x);
   return VF::blendv(sigmoid_tail(x), sigmoid_near(x & near), near);
@@ -308,7 +313,7 @@ static inline VF sigmoid_f(VF x) {
 
 // go c u / (1 + u)^2, u = e^-a = 2^k E (c a power of two): go (c E / D^2) rounded once, then 2^k
 // E / D^2 = y + r for u = 2^k E, D = 1 + u in o
-static inline void over_square(const OnePlus& o, VF& y, VF& r) {
+ALWAYS static inline void over_square(const OnePlus& o, VF& y, VF& r) {
   const VF ph = o.dh * o.dh;
   const VF pl = fma_(o.dh, o.dh, -ph) + (o.dh + o.dh) * o.dl;  // D^2 = ph + pl (dl^2 < 2^-48 omitted)
   const VF inv = C(1.0f) / ph;
@@ -316,13 +321,13 @@ static inline void over_square(const OnePlus& o, VF& y, VF& r) {
   r = (fma_(-y, ph, o.e.h) + fma_(-y, pl, o.e.l)) * inv;
 }
 // (`far`: lanes where c u < 2^-279, below 2^-151 for every finite float32 go: scaled_product_far's zero)
-static inline VF grad_core_of(VF go, const OnePlus& o, float c, VF far) {
+ALWAYS static inline VF grad_core_of(VF go, const OnePlus& o, float c, VF far) {
   VF y, r;
   over_square(o, y, r);
   return scaled_product_far(go, {y * C(c), r * C(c), o.e.k}, far);
 }
 // (PLAIN: a < 69 and go finite in every lane)
-template <bool PLAIN = false> static inline VF grad_core(VF go, VF a, float c) {
+template <bool PLAIN = false> ALWAYS static inline VF grad_core(VF go, VF a, float c) {
   // e^-194 2^128 < 2^-151: beyond, 0 times any float32 go (k >= -280); from a = 196 on, c e^-a 2^128 < 2^-152
   // also for c = 4 (tanh): a zero of go's sign
   OnePlus o;
@@ -335,18 +340,18 @@ template <bool PLAIN = false> static inline VF grad_core(VF go, VF a, float c) {
   return grad_core_of(go, o, c, a > C(196.0f));
 }
 // go f'(x) for f' = c sigma'(a), a = |x| m (sigmoid: c = m = 1; tanh: 4 and 2)
-static inline VF sigma_grad(VF go, VF x, float c, float m) {
+ALWAYS static inline VF sigma_grad(VF go, VF x, float c, float m) {
   const VF a = x.abs() * C(m);
   if (every((a < C(69.0f)) & (go.abs() <= C(FLT_MAX)))) return grad_core<true>(go, a, c);
   return nan_to(zero_derivative_at(grad_core(go, a, c), go, x.abs() == C(INFINITY)), x);
 }
 
 // go sigma'(x) = go sigma(x) sigma(-x)
-static inline VF sigmoid_grad_f(VF go, VF x) { return sigma_grad(go, x, 1.0f, 1.0f); }
+ALWAYS static inline VF sigmoid_grad_f(VF go, VF x) { return sigma_grad(go, x, 1.0f, 1.0f); }
 
 // tanh(x) = sign(x) (1 - u) / (1 + u), u = e^-2|x| (2|x| exact); 1 - u from h + l exactly where u is near 1
 // (k = 0: 1 - h exact), so no cancellation near 0; beyond |x| = 12 the quotient rounds to 1
-static inline VF tanh_f(VF x) {
+ALWAYS static inline VF tanh_f(VF x) {
   const VF a = x.abs();
   OnePlus o;
   one_plus(at::vec::maximum(a * C(-2.0f), C(-24.0f)), o);
@@ -362,10 +367,10 @@ static inline VF tanh_f(VF x) {
 }
 
 // go sech^2(x) = go 4u / (1 + u)^2, u = e^-2|x| (sech^2 x = 4 sigma'(2x))
-static inline VF tanh_grad_f(VF go, VF x) { return sigma_grad(go, x, 4.0f, 2.0f); }
+ALWAYS static inline VF tanh_grad_f(VF go, VF x) { return sigma_grad(go, x, 4.0f, 2.0f); }
 
 // (1 - u) / (1 + u) = th + tl for u = e^-2|z| in o (tanh |z|: tanh_f's quotient, as hi + lo)
-static inline void tanh_parts(const OnePlus& o, VF& th, VF& tl) {
+ALWAYS static inline void tanh_parts(const OnePlus& o, VF& th, VF& tl) {
   const VF t = pow2(o.e.k);
   const VF uh = o.e.h * t, ul = o.e.l * t;
   const VF nh = C(1.0f) - uh;
@@ -380,7 +385,7 @@ static inline void tanh_parts(const OnePlus& o, VF& th, VF& tl) {
 // t R(t) (at most 0.26 of S) in float32 Horner (R the fitted degree-6 polynomial of _TANHSHRINK_R, 2^-29.7),
 // a^2 and a^3 exact two-products; a below 2^-32 scaled by 2^32 first (a^3 stays
 // normal down to a = 2^-51, below which the result rounds to 0), the scale undone by one multiplication last
-static inline VF tanhshrink_f(VF x) {
+ALWAYS static inline VF tanhshrink_f(VF x) {
   const VF a = x.abs();
   OnePlus o;
   one_plus(at::vec::maximum(a * C(-2.0f), C(-40.0f)), o);  // (2e^-40 is below a - 1's last bit from a = 7/8)
@@ -409,7 +414,7 @@ static inline VF tanhshrink_f(VF x) {
 
 // go tanh^2(x): tanh |x| = th + tl, the quotient of tanh_f as hi + lo (a - a^3/3 below 2^-12, a scaled by 2^64
 // below 2^-32 so that its square stays normal), squared as hi + lo, the product with go rounded once
-static inline VF tanhshrink_grad_f(VF go, VF x) {
+ALWAYS static inline VF tanhshrink_grad_f(VF go, VF x) {
   const VF a = x.abs();
   OnePlus o;
   one_plus(at::vec::maximum(a * C(-2.0f), C(-24.0f)), o);
@@ -427,7 +432,7 @@ static inline VF tanhshrink_grad_f(VF go, VF x) {
 // lisht, x tanh(x) = a tanh(a), a = |x| (even): a (th + tl) rounded once, tanh's quotient as hi + lo (the clamp at
 // 2a = 24: beyond, a (1 - 2e^-2a) rounds to a); below 2^-12, tanh a = a - a^3/3 (the omitted 2a^5/15 is under
 // 2^-50 a), a scaled by 2^64 below 2^-32 so that a^2 stays normal wherever the result is not below 2^-150
-static inline VF lisht_f(VF x) {
+ALWAYS static inline VF lisht_f(VF x) {
   const VF a = x.abs();
   OnePlus o;
   one_plus(at::vec::maximum(a * C(-2.0f), C(-24.0f)), o);
@@ -444,7 +449,7 @@ static inline VF lisht_f(VF x) {
 // (a scaled as in the forward); from 2a = 24 on, 1 (the rest, (4a - 2) e^-2a, is below 2^-29; a = inf: a sech^2 a
 // is 0 there, not inf 0); the product with go rounded once, x's sign on go (the low part +0 at a = 0, so that
 // go f'(-0) = go (-0) keeps the sign IEEE gives)
-static inline VF lisht_grad_f(VF go, VF x) {
+ALWAYS static inline VF lisht_grad_f(VF go, VF x) {
   const VF a = x.abs();
   OnePlus o;
   one_plus(at::vec::maximum(a * C(-2.0f), C(-24.0f)), o);
@@ -466,7 +471,7 @@ static inline VF lisht_grad_f(VF go, VF x) {
 // silu's gate times a numerator: xs sigma(x) = (h + l) 2^k, xs = x times a power of two (the caller's scale;
 // sigma from x itself): xs / (1 + u) for x >= 0, [xs E / D] 2^k for x < 0 (xs E an exact two-product), one
 // quotient; u = e^-|x| down to e^-200 (|x sigma(x) v| < 2^-150 beyond for every float32 v)
-static inline Parts times_sigma(VF xs, VF pos, const OnePlus& o) {  // (pos: the argument of sigma is >= 0)
+ALWAYS static inline Parts times_sigma(VF xs, VF pos, const OnePlus& o) {  // (pos: the argument of sigma is >= 0)
   const VF ph = xs * o.e.h;
   const VF pl = fma_(xs, o.e.h, -ph) + xs * o.e.l;
   Parts p;
@@ -475,7 +480,7 @@ static inline Parts times_sigma(VF xs, VF pos, const OnePlus& o) {  // (pos: the
   return p;
 }
 // (PLAIN: |x| < 69, so k >= -100)
-template <bool PLAIN = false> static inline Parts silu_parts(VF x, VF xs) {
+template <bool PLAIN = false> ALWAYS static inline Parts silu_parts(VF x, VF xs) {
   OnePlus o;
   one_plus<PLAIN>(PLAIN ? -x.abs() : at::vec::maximum(-x.abs(), C(-200.0f)), o);
   return times_sigma(xs, x >= C(0.0f), o);
@@ -485,7 +490,7 @@ template <bool PLAIN = false> static inline Parts silu_parts(VF x, VF xs) {
 // (u = e^-|x|, each sum and product carried as hi + lo); near its zero x0 = -1.2785 the polynomial in
 // d = x - x0 of ops.torch_compiled.swish_grad_float32 (the same fit); below -200 a negative zero
 // silu'(z) = N / D^2 away from its zero, for z = zh (+ zl where LOW: quick_gelu's beta x) and u = e^-|z| in o
-template <bool LOW> static inline Parts silu_grad_far(VF zh, VF zl, VF pos, const OnePlus& o) {
+template <bool LOW> ALWAYS static inline Parts silu_grad_far(VF zh, VF zl, VF pos, const OnePlus& o) {
   const VF uh = o.uh, ul = o.ul;
   const VF sh = C(1.0f) + zh, sb = sh - C(1.0f);
   VF sl = (C(1.0f) - (sh - sb)) + (zh - sb);  // 1 + z = sh + sl (TwoSum)
@@ -507,7 +512,7 @@ template <bool LOW> static inline Parts silu_grad_far(VF zh, VF zl, VF pos, cons
 }
 
 // silu'(x) from xc (x clamped) and u = e^-|xc| in o (PLAIN: no lane below -200)
-template <bool PLAIN> static inline Parts silu_grad_of(VF x, VF xc, const OnePlus& o) {
+template <bool PLAIN> ALWAYS static inline Parts silu_grad_of(VF x, VF xc, const OnePlus& o) {
   Parts p = silu_grad_far<false>(xc, xc, x >= C(0.0f), o);
   const VF dh = x - C(SILU_X0_HI);
   const VF d = dh - C(SILU_X0_LO);
@@ -516,7 +521,7 @@ template <bool PLAIN> static inline Parts silu_grad_of(VF x, VF xc, const OnePlu
   return blend(p, {C(-0.0f), C(0.0f), C(0.0f)}, x < C(-200.0f));
 }
 // (PLAIN: x > -69 in every lane, so k >= -100)
-template <bool PLAIN = false> static inline Parts silu_grad_parts(VF x) {
+template <bool PLAIN = false> ALWAYS static inline Parts silu_grad_parts(VF x) {
   // beyond 30, silu' rounds to 1
   const VF xc = at::vec::minimum(PLAIN ? x : at::vec::maximum(x, C(-200.0f)), C(30.0f));
   OnePlus o;
@@ -526,19 +531,19 @@ template <bool PLAIN = false> static inline Parts silu_grad_parts(VF x) {
 
 // quick_gelu, x sigma(beta x) with beta = 1.702 (an entry of its own, not silu of beta x): z = beta x carried as zh +
 // zl (zl to 2^-49 |z|: beta as hi + lo, the first product's error exact), so e^-|z| is that of z itself
-static inline void times_beta(VF x, VF& zh, VF& zl) {
+ALWAYS static inline void times_beta(VF x, VF& zh, VF& zl) {
   zh = x * C(QG_B_HI);
   zl = fma_(x, C(QG_B_HI), -zh) + x * C(QG_B_LO);
 }
 // -|z| = nzh + nzl
-static inline void minus_abs(VF zh, VF zl, VF& nzh, VF& nzl) {
+ALWAYS static inline void minus_abs(VF zh, VF zl, VF& nzh, VF& nzl) {
   nzh = -zh.abs();
   nzl = VF::blendv(-zl, zl, zh < C(0.0f));
 }
 
 // xs sigma(beta x) = (h + l) 2^k, as silu_parts with z for x; x clamped at -75.2 (z >= -128; below, the gate's
 // product is below 2^-178: gated_f's CLOSED, -75, takes it as a zero)
-static inline Parts quick_parts(VF x, VF xs) {
+ALWAYS static inline Parts quick_parts(VF x, VF xs) {
   VF zh, zl, nzh, nzl;
   times_beta(at::vec::minimum(at::vec::maximum(x, C(-75.2f)), C(QG_OPEN)), zh, zl);
   minus_abs(zh, zl, nzh, nzl);
@@ -552,7 +557,7 @@ static inline Parts quick_parts(VF x, VF xs) {
 // ops.torch_compiled.swish_grad_float32 (the same fit: in z - x0 the rounded product would cost thousands of ULP
 // at the float32 x nearest the zero); x clamped to [-117.5, 17.6] (z in [-200, 30], as silu's), below a -0
 // (PLAIN: no lane in the left tail)
-template <bool PLAIN = false> static inline Parts quick_grad_parts(VF x) {
+template <bool PLAIN = false> ALWAYS static inline Parts quick_grad_parts(VF x) {
   VF zh, zl, nzh, nzl;
   times_beta(at::vec::minimum(at::vec::maximum(x, C(-117.5f)), C(17.6f)), zh, zl);
   minus_abs(zh, zl, nzh, nzl);
@@ -570,7 +575,7 @@ template <bool PLAIN = false> static inline Parts quick_grad_parts(VF x) {
 // and m = x z'(x) = 2c x (1 + 3a x^2) carried as hi + lo (x^2 an exact two-product, each constant as hi + lo, each
 // product's error kept: ~2^-44 relative), so that e^-|z| is that of z itself; x clamped by the caller (|x| <= 14:
 // x^3 stays far from overflow)
-static inline void gelu_tanh_poly(VF x, VF th, VF tl, float bh, float bl, VF& zh, VF& zl) {  // 2c x (1 + b x^2)
+ALWAYS static inline void gelu_tanh_poly(VF x, VF th, VF tl, float bh, float bl, VF& zh, VF& zl) {  // 2c x (1 + b x^2)
   const VF ph = th * C(bh);
   const VF pl = fma_(th, C(bh), -ph) + (th * C(bl) + tl * C(bh));
   const VF wh = C(1.0f) + ph, wb = wh - C(1.0f);
@@ -580,7 +585,7 @@ static inline void gelu_tanh_poly(VF x, VF th, VF tl, float bh, float bl, VF& zh
   zh = yh * C(GT_2C_HI);
   zl = fma_(yh, C(GT_2C_HI), -zh) + (yl * C(GT_2C_HI) + yh * C(GT_2C_LO));
 }
-static inline Parts gelu_tanh_parts(VF x, VF xs) {
+ALWAYS static inline Parts gelu_tanh_parts(VF x, VF xs) {
   const VF xc = at::vec::minimum(at::vec::maximum(x, C(GT_CLOSED)), C(GT_OPEN));
   const VF th = xc * xc, tl = fma_(xc, xc, -th);
   VF zh, zl, nzh, nzl;
@@ -595,7 +600,7 @@ static inline Parts gelu_tanh_parts(VF x, VF xs) {
 // the polynomial in d = x - x0 of tools/fit_gelu_tanh_grad_float32.py; x clamped to [GT_GRAD_CLOSED, GT_OPEN] (z
 // down to -200: beyond, |gelu_tanh'| < 2^-279, a zero for every float32 go; above GT_OPEN it rounds to 1), below a -0
 // (PLAIN: no lane in the left tail)
-template <bool PLAIN = false> static inline Parts gelu_tanh_grad_parts(VF x) {
+template <bool PLAIN = false> ALWAYS static inline Parts gelu_tanh_grad_parts(VF x) {
   const VF xc = at::vec::minimum(at::vec::maximum(x, C(GT_GRAD_CLOSED)), C(GT_OPEN));
   const VF th = xc * xc, tl = fma_(xc, xc, -th);
   VF zh, zl, mh, ml, nzh, nzl;
@@ -617,28 +622,28 @@ template <bool PLAIN = false> static inline Parts gelu_tanh_grad_parts(VF x) {
 // of the argument's rounding in the derivative), c (th + tl) rounded once; for |z| < 2^-12, x - x z^2 / 3
 // rounded once (c (zh + zl) is x to 2^-48; the omitted 2 z^5 / 15 is below 2^-50 z)
 // -2 |b x| = nzh + nzl for a constant b = bh + bl (clamped at `floor` by the caller)
-static inline void minus_twice_times(VF x, float bh, float bl, VF& nzh, VF& nzl) {
+ALWAYS static inline void minus_twice_times(VF x, float bh, float bl, VF& nzh, VF& nzl) {
   const VF zh = x * C(bh);
   const VF zl = fma_(x, C(bh), -zh) + x * C(bl);
   minus_abs(zh, zl, nzh, nzl);
   nzh = nzh * C(2.0f);
   nzl = nzl * C(2.0f);
 }
-static inline void over_cap(VF x, VF& nzh, VF& nzl) { minus_twice_times(x, SOFTCAP_INV_HI, SOFTCAP_INV_LO, nzh, nzl); }
+ALWAYS static inline void over_cap(VF x, VF& nzh, VF& nzl) { minus_twice_times(x, SOFTCAP_INV_HI, SOFTCAP_INV_LO, nzh, nzl); }
 // u = e^(z + zl) = e^z (1 + zl) with zl outside the reduced argument (exp_parts(z, zl) rounds r + zl: for k = 0,
 // |r| = |z| up to 0.35, that is 2^-24 |z| relative, as much as 1 - u itself where z is small: 1.4 ULP in tanh), z
 // clamped at `floor` (and zl then 0); `clamped` says where
-static inline VF exp_clamped(VF z, VF zl, float floor, Exp& e) {
+ALWAYS static inline VF exp_clamped(VF z, VF zl, float floor, Exp& e) {
   const VF clamped = z < C(floor);
   exp_parts(VF::blendv(z, C(floor), clamped), e);
   e.l = fma_(VF::blendv(zl, C(0.0f), clamped), e.h, e.l);
   return clamped;
 }
-static inline void one_plus_clamped(VF z, VF zl, float floor, OnePlus& o) {
+ALWAYS static inline void one_plus_clamped(VF z, VF zl, float floor, OnePlus& o) {
   exp_clamped(z, zl, floor, o.e);
   one_plus_of(o);
 }
-static inline VF softcap_f(VF x) {
+ALWAYS static inline VF softcap_f(VF x) {
   VF nzh, nzl;
   over_cap(x, nzh, nzl);
   OnePlus o;
@@ -651,7 +656,7 @@ static inline VF softcap_f(VF x) {
   return nan_to(y | (x & C(-0.0f)), x);
 }
 // go sech^2(x / c) = go 4u / (1 + u)^2, u = e^-2|z| with z = zh + zl (grad_core's form, its argument carried)
-static inline VF softcap_grad_f(VF go, VF x) {
+ALWAYS static inline VF softcap_grad_f(VF go, VF x) {
   VF nzh, nzl;
   over_cap(x, nzh, nzl);
   OnePlus o;
@@ -663,7 +668,7 @@ static inline VF softcap_grad_f(VF go, VF x) {
 // lecun_tanh, A tanh(B x) with A = 1.7159 and B = 2/3 (each as hi + lo): softcap's form, z = B x carried as zh + zl,
 // A (th + tl) rounded once; for |z| < 2^-12, A B |x| (1 - z^2 / 3) rounded once, A B as hi + lo and |x| scaled by
 // 2^64 below 2^-32 (as elu's linear part: the low product stays normal; the scale undone by one multiplication)
-static inline VF lecun_tanh_f(VF x) {
+ALWAYS static inline VF lecun_tanh_f(VF x) {
   VF nzh, nzl;
   minus_twice_times(x, LT_B_HI, LT_B_LO, nzh, nzl);
   OnePlus o;
@@ -681,7 +686,7 @@ static inline VF lecun_tanh_f(VF x) {
 }
 // go A B sech^2(B x) = go 4AB u / (1 + u)^2, u = e^-2|z| (z carried as in the forward), 4AB as hi + lo, the
 // product rounded once; the clamp at -196 (e^-196 4AB 2^128 < 2^-150: beyond, 0 for every float32 go)
-static inline VF lecun_tanh_grad_f(VF go, VF x) {
+ALWAYS static inline VF lecun_tanh_grad_f(VF go, VF x) {
   VF nzh, nzl;
   minus_twice_times(x, LT_B_HI, LT_B_LO, nzh, nzl);
   OnePlus o;
@@ -699,7 +704,7 @@ static inline VF lecun_tanh_grad_f(VF go, VF x) {
 // (u = a / (a + 4), q = u Q(2u - 1) with the fit of tools/fit_erfcx_float32.py, 0.043 ULP) and D = 1 + a
 // (TwoSum); Phi(-a) = E (1 + q) / (2 D) 2^k, phi(a) = E 2^k / sqrt(2 pi)
 struct Gauss { Exp e; VF qh, ql, dh, dl; };
-static inline void gauss(VF a, Gauss& g) {
+ALWAYS static inline void gauss(VF a, Gauss& g) {
   const VF sh = a * a;
   exp_parts(sh * C(-0.5f), fma_(a, a, -sh) * C(-0.5f), g.e);
   const VF u = a / (a + C(4.0f));
@@ -718,7 +723,7 @@ static inline void gauss(VF a, Gauss& g) {
 // 2 zh zl included, kept outside the reduced argument as softcap's), (1 + a) erfcx(a / sqrt2) = 1 + q from zh
 // alone (the product's relative sensitivity to a is below 0.2 once D = 1 + a carries zl), W = E (1 + q) / D;
 // Phi(-a) = W 2^(k-1), Phi(a) = 1 - Phi(-a); a clamped at 16 (Phi(-16) < 2^-186)
-static inline void laplace_z(VF x, VF& zh, VF& zl) {
+ALWAYS static inline void laplace_z(VF x, VF& zh, VF& zl) {
   const VF dh = x - C(LP_MU_HI);
   const VF bb = dh - x;
   const VF dl = ((x - (dh - bb)) + (-C(LP_MU_HI) - bb)) - C(LP_MU_LO);  // x - mu = dh + dl (TwoSum)
@@ -726,13 +731,13 @@ static inline void laplace_z(VF x, VF& zh, VF& zl) {
   zl = fma_(dh, C(LP_INV_HI), -zh) + (dh * C(LP_INV_LO) + dl * C(LP_INV_HI));
 }
 // e^{-a^2/2} for a = |zh + zl| (zl with a's sign), clamped where a^2 / 2 > -floor (the low part then 0)
-static inline void gauss_exp(VF ah, VF al, float floor, Exp& e, VF& far) {
+ALWAYS static inline void gauss_exp(VF ah, VF al, float floor, Exp& e, VF& far) {
   const VF sh = ah * ah;
   const VF sl = fma_(ah, ah, -sh) + C(2.0f) * ah * al;
   far = exp_clamped(sh * C(-0.5f), sl * C(-0.5f), floor, e);
 }
 // Phi(z) for z = zh + zl from Z(x) (laplace_z; ndtr: z = x)
-template <void (*Z)(VF, VF&, VF&)> static inline VF norm_cdf_of(VF x) {
+template <void (*Z)(VF, VF&, VF&)> ALWAYS static inline VF norm_cdf_of(VF x) {
   VF zh, zl;
   Z(x, zh, zl);
   const VF neg = zh < C(0.0f);
@@ -764,7 +769,7 @@ template <void (*Z)(VF, VF&, VF&)> static inline VF norm_cdf_of(VF x) {
 // go c phi(z), c = ch + cl (laplace: 1 / sigma): e^{-a^2/2} 2^k as above down to a^2 / 2 = 194 (beyond,
 // |go c phi(z)| < 2^-151 for every finite float32 go where c < 2^1.5), times c / sqrt(2 pi) as hi + lo (the
 // caller's constants), the product with go rounded once
-template <void (*Z)(VF, VF&, VF&)> static inline VF norm_pdf_of(VF go, VF x, float ch, float cl) {
+template <void (*Z)(VF, VF&, VF&)> ALWAYS static inline VF norm_pdf_of(VF go, VF x, float ch, float cl) {
   VF zh, zl;
   Z(x, zh, zl);
   const VF ah = zh.abs();
@@ -779,26 +784,26 @@ template <void (*Z)(VF, VF&, VF&)> static inline VF norm_pdf_of(VF go, VF x, flo
   const VF beyond = VF::blendv(go * C(0.0f), go, (go.abs() == C(INFINITY)) & (ah < C(INFINITY)));
   return nan_to(VF::blendv(r, beyond, far), x);
 }
-static inline VF laplace_f(VF x) { return norm_cdf_of<laplace_z>(x); }
-static inline VF laplace_grad_f(VF go, VF x) { return norm_pdf_of<laplace_z>(go, x, LP_C_HI, LP_C_LO); }
+ALWAYS static inline VF laplace_f(VF x) { return norm_cdf_of<laplace_z>(x); }
+ALWAYS static inline VF laplace_grad_f(VF go, VF x) { return norm_pdf_of<laplace_z>(go, x, LP_C_HI, LP_C_LO); }
 // ndtr, Phi(x): laplace's kernels with z = x exactly
-static inline void exact_z(VF x, VF& zh, VF& zl) {
+ALWAYS static inline void exact_z(VF x, VF& zh, VF& zl) {
   zh = x;
   zl = C(0.0f);
 }
-static inline VF ndtr_f(VF x) { return norm_cdf_of<exact_z>(x); }
-static inline VF ndtr_grad_f(VF go, VF x) { return norm_pdf_of<exact_z>(go, x, INV_SQRT_2PI_HI, INV_SQRT_2PI_LO); }
+ALWAYS static inline VF ndtr_f(VF x) { return norm_cdf_of<exact_z>(x); }
+ALWAYS static inline VF ndtr_grad_f(VF go, VF x) { return norm_pdf_of<exact_z>(go, x, INV_SQRT_2PI_HI, INV_SQRT_2PI_LO); }
 
 // hardswish, x relu6(x + 3) / 6: for |x| < 3, x G with G = (x + 3) / 6 as gh + gl (x + 3 by Fast2Sum, 3 >= |x|;
 // the product by 1/6 corrected by its exact remainder), x G rounded once (scaled_product: also where it is
 // subnormal); x itself from 3 on, a zero of x's sign up to -3 (-inf included: the catalog's limit, x 0)
-static inline void over_six(VF nh, VF nl, VF& qh, VF& ql) {  // (nh + nl) / 6 = qh + ql
+ALWAYS static inline void over_six(VF nh, VF nl, VF& qh, VF& ql) {  // (nh + nl) / 6 = qh + ql
   const VF y = nh * C(SIXTH);
   const VF c = (fma_(-y, C(6.0f), nh) + nl) * C(SIXTH);
   qh = y + c;
   ql = c - (qh - y);
 }
-static inline VF hardswish_f(VF x) {
+ALWAYS static inline VF hardswish_f(VF x) {
   const VF sh = x + C(3.0f);
   VF gh, gl;
   over_six(sh, (C(3.0f) - sh) + x, gh, gl);
@@ -809,7 +814,7 @@ static inline VF hardswish_f(VF x) {
 }
 // go (2x + 3) / 6 for -3 <= x <= 3 (2x + 3 by TwoSum; exact by Sterbenz near its zero, x = -1.5), rounded once;
 // go above 3, go 0 below -3 (the catalog's one-sided values at the breakpoints: -1/2 at -3, 3/2 at 3)
-static inline VF hardswish_grad_f(VF go, VF x) {
+ALWAYS static inline VF hardswish_grad_f(VF go, VF x) {
   const VF t = x + x;
   const VF dh = t + C(3.0f), b = dh - t;
   const VF dl = (t - (dh - b)) + (C(3.0f) - b);
@@ -826,7 +831,7 @@ static inline VF hardswish_grad_f(VF go, VF x) {
 // tanh E = E (1 - E^2 / 3) (the omitted 2E^4 / 15 is below 2^-50) kept as 2^k parts, so that no subnormal is
 // formed where E is below 2^-126 (E^2 from E's scale clamped at 2^-60: below, E^2 < 2^-120)
 struct TanhExp { Exp e; OnePlus o; VF small, eh, el, e2; };
-static inline void tanhexp_parts(VF x, TanhExp& t) {
+ALWAYS static inline void tanhexp_parts(VF x, TanhExp& t) {
   exp_parts(x, t.e);
   t.small = x < C(-8.5f);
   const VF s = pow2(at::vec::maximum(t.e.k, C(-30.0f)));  // (exact for x >= -8.5: k >= -13)
@@ -838,7 +843,7 @@ static inline void tanhexp_parts(VF x, TanhExp& t) {
 }
 // x tanh(E) rounded once; above TE_OPEN (tanh E rounds to 1) x, below TE_CLOSED (|x E| < 2^-151) a zero of x's
 // sign (-0; the gated product's limit at -inf); those lanes computed at x = 0
-static inline VF tanhexp_f(VF x) {
+ALWAYS static inline VF tanhexp_f(VF x) {
   const VF open = x > C(TE_OPEN), closed = x < C(TE_CLOSED);
   const VF xc = VF::blendv(x, C(0.0f), open | closed);
   TanhExp t;
@@ -858,7 +863,7 @@ static inline VF tanhexp_f(VF x) {
 // E [(1 + x) - E^2 (x + 1/3)] (1 + x exact: x's ULP divides 1 there; the omitted terms below 2^-48 relative).
 // x clamped at TE_OPEN (f' rounds to 1 beyond: x E sech^2 E < 2^-50); times_grad's zero below TE_GRAD_CLOSED
 // (|f'| < 2^-279)
-static inline Parts tanhexp_grad_parts(VF x) {
+ALWAYS static inline Parts tanhexp_grad_parts(VF x) {
   const VF xc = at::vec::minimum(x, C(TE_OPEN));
   TanhExp t;
   tanhexp_parts(xc, t);
@@ -885,7 +890,7 @@ static inline Parts tanhexp_grad_parts(VF x) {
 // W = E (1 + q) / D as hi + lo (E (1 + q) an exact two-product, one quotient): xs W 2^(k-1) for x < 0,
 // xs (1 - Phi(-a)) for x >= 0 (Phi(-a) below 2^-29 beyond 6); a clamped to erfcx's fit, 16 (beyond, the gate
 // is below 2^-186: the product is taken as a zero there, exact for |v| < 2^36)
-static inline Parts gelu_parts_of(VF x, VF xs, const Gauss& g) {
+ALWAYS static inline Parts gelu_parts_of(VF x, VF xs, const Gauss& g) {
   const VF nh = g.e.h * g.qh;
   const VF nl = fma_(g.e.h, g.qh, -nh) + (g.e.h * g.ql + g.e.l * g.qh);  // E (1 + q)
   VF wh, wl;
@@ -900,7 +905,7 @@ static inline Parts gelu_parts_of(VF x, VF xs, const Gauss& g) {
   const VF h = xs * fh;
   return {h, fma_(xs, fh, -h) + xs * fl, VF::blendv(km, C(0.0f), pos)};
 }
-static inline Parts gelu_parts(VF x, VF xs) {
+ALWAYS static inline Parts gelu_parts(VF x, VF xs) {
   Gauss g;
   gauss(at::vec::minimum(x.abs(), C(16.0f)), g);
   return gelu_parts_of(x, xs, g);
@@ -911,7 +916,7 @@ static inline Parts gelu_parts(VF x, VF xs) {
 // the fit of ops.torch_compiled.gelu_grad_float32; below -16 a negative zero (x phi(x) dominates; for
 // |go v| < 2^60 the product is below 2^-150 there)
 // gelu'(x) from a = |x| clamped and its Gaussian pieces g (PLAIN: no lane in the left tail)
-template <bool PLAIN> static inline Parts gelu_grad_of(VF x, VF a, const Gauss& g) {
+template <bool PLAIN> ALWAYS static inline Parts gelu_grad_of(VF x, VF a, const Gauss& g) {
   VF th, tl;
   quotient2(g.qh * C(0.5f), g.ql * C(0.5f), g.dh, g.dl, th, tl);
   const VF ah = a * C(INV_SQRT_2PI_HI);
@@ -931,7 +936,7 @@ template <bool PLAIN> static inline Parts gelu_grad_of(VF x, VF a, const Gauss& 
   if constexpr (PLAIN) return p;
   return blend(p, {C(-0.0f), C(0.0f), C(0.0f)}, x < C(-16.0f));
 }
-template <bool PLAIN = false> static inline Parts gelu_grad_parts(VF x) {
+template <bool PLAIN = false> ALWAYS static inline Parts gelu_grad_parts(VF x) {
   const VF a = at::vec::minimum(x.abs(), C(16.0f));
   Gauss g;
   gauss(a, g);
@@ -943,7 +948,7 @@ template <bool PLAIN = false> static inline Parts gelu_grad_parts(VF x) {
 // for k = 0 (|x| <= ln2/2, where r = x exactly) the tail p + pe itself, so no cancellation near 0 (a subnormal x
 // gives p = x); else 2^k (h + l) - 1, 2^k h - 1 by Fast2Sum (1 >= 2^k h); C (eh + el) rounded once; x's sign on
 // the result (-0 stays -0)
-static inline VF elu_like_f(VF x, float sh, float sl, float ch, float cl) {
+ALWAYS static inline VF elu_like_f(VF x, float sh, float sl, float ch, float cl) {
   // (x > 0 lanes, which take S x, computed at z = 0: e^x's scale there wraps pow2's exponent field into subnormals)
   const VF z = at::vec::minimum(at::vec::maximum(x, C(-30.0f)), C(0.0f));
   const VF k = (z * C(1.44269502f)).round();
@@ -976,7 +981,7 @@ static inline VF elu_like_f(VF x, float sh, float sl, float ch, float cl) {
 
 // go S for x > 0, go C e^x otherwise, rounded once: e^x = 2^k (h + l) down to x = -194 (beyond, |go C e^x| <
 // 2^-150 for every float32 go), C (h + l) as hi + lo, the scale last
-static inline VF elu_like_grad_f(VF go, VF x, float sh, float sl, float ch, float cl) {
+ALWAYS static inline VF elu_like_grad_f(VF go, VF x, float sh, float sl, float ch, float cl) {
   Exp e;
   exp_parts(at::vec::maximum(x, C(-194.0f)), e);
   const VF nh = e.h * C(ch);
@@ -987,24 +992,24 @@ static inline VF elu_like_grad_f(VF go, VF x, float sh, float sl, float ch, floa
   return nan_to(zero_derivative_at(r, go, x == C(-INFINITY)), x);
 }
 
-static inline VF elu_f(VF x) { return elu_like_f(x, 1.0f, 0.0f, 1.0f, 0.0f); }
-static inline VF elu_grad_f(VF go, VF x) { return elu_like_grad_f(go, x, 1.0f, 0.0f, 1.0f, 0.0f); }
-static inline VF selu_f(VF x) { return elu_like_f(x, SELU_S_HI, SELU_S_LO, SELU_C_HI, SELU_C_LO); }
-static inline VF selu_grad_f(VF go, VF x) { return elu_like_grad_f(go, x, SELU_S_HI, SELU_S_LO, SELU_C_HI, SELU_C_LO); }
+ALWAYS static inline VF elu_f(VF x) { return elu_like_f(x, 1.0f, 0.0f, 1.0f, 0.0f); }
+ALWAYS static inline VF elu_grad_f(VF go, VF x) { return elu_like_grad_f(go, x, 1.0f, 0.0f, 1.0f, 0.0f); }
+ALWAYS static inline VF selu_f(VF x) { return elu_like_f(x, SELU_S_HI, SELU_S_LO, SELU_C_HI, SELU_C_LO); }
+ALWAYS static inline VF selu_grad_f(VF go, VF x) { return elu_like_grad_f(go, x, SELU_S_HI, SELU_S_LO, SELU_C_HI, SELU_C_LO); }
 
 // The gated units gate(g) v, gate(g) = g sigma(g) (swiglu) or g Phi(g) (geglu), and their pointwise forms
 // (v = 1: silu, gelu): the whole product rounded once, g prescaled in the numerator (the gate's function read
 // from g itself); above OPEN the gate is g to float32 (g v rounded once, infinities included), below CLOSED a
 // zero of g v's sign (v infinite: the computed product); the sign of g v on every result (-0 stays -0)
 // v gate(g) from the gate's parts p of (g, gs), gs = g 2^sg, v finite: gated_f's plain form
-static inline VF times_gate(VF v, VF g, Parts p, VF sg) {
+ALWAYS static inline VF times_gate(VF v, VF g, Parts p, VF sg) {
   p.k = p.k - sg;
   return scaled_product<true>(v, p).abs() | ((g ^ v) & C(-0.0f));
 }
 
 // PLAIN_GATE: the gate's own plain form (silu_parts<true>), which holds from g >= PLAIN_LOW
 template <Parts (*GATE)(VF, VF), bool HAS_V = true, Parts (*PLAIN_GATE)(VF, VF) = GATE, int PLAIN_LOW = INT_MIN>
-static inline VF gated_f(VF g, VF v, float open, float closed) {
+ALWAYS static inline VF gated_f(VF g, VF v, float open, float closed) {
   // every lane inside [closed, open] (and from PLAIN_LOW), v finite (neither NaN): the plain form, the bits the
   // blends below leave on such lanes
   const VF inside = (g <= C(open)) & (g >= C(closed > PLAIN_LOW ? closed : (float)PLAIN_LOW));
@@ -1042,7 +1047,7 @@ static inline VF gated_f(VF g, VF v, float open, float closed) {
 
 // below CLOSED the derivative is a zero of the other sign (silu' and gelu' < 0 there)
 template <Parts (*GRAD)(VF), bool HAS_V = true, Parts (*PLAIN_GRAD)(VF) = GRAD, int PLAIN_LOW = INT_MIN>
-static inline VF times_grad(VF go, VF v, VF g, float closed) {
+ALWAYS static inline VF times_grad(VF go, VF v, VF g, float closed) {
   // every g at or above closed (and PLAIN_LOW) and go, v finite (none NaN): the plain form
   const float low = closed > PLAIN_LOW ? closed : (float)PLAIN_LOW;
   if (every((g >= C(low)) & (go.abs() <= C(FLT_MAX)) & (v.abs() <= C(FLT_MAX)))) {
@@ -1061,7 +1066,7 @@ static inline VF times_grad(VF go, VF v, VF g, float closed) {
 // d/dg = go v gate'(g), d/dv = go gate(g), each rounded once
 template <Parts (*GATE)(VF, VF), Parts (*GRAD)(VF), Parts (*PLAIN_GATE)(VF, VF) = GATE, Parts (*PLAIN_GRAD)(VF) = GRAD,
           int PLAIN_LOW = INT_MIN>
-static inline void gated_grad_f(VF go, VF g, VF v, VF& dg, VF& dv, float open, float closed) {
+ALWAYS static inline void gated_grad_f(VF go, VF g, VF v, VF& dg, VF& dv, float open, float closed) {
   dg = times_grad<GRAD, true, PLAIN_GRAD, PLAIN_LOW>(go, v, g, closed);
   dv = gated_f<GATE, true, PLAIN_GATE, PLAIN_LOW>(g, go, open, closed);
 }
@@ -1072,47 +1077,47 @@ static inline void gated_grad_f(VF go, VF g, VF v, VF& dg, VF& dv, float open, f
 #define GELU_CLOSED -16.0f
 // silu's plain parts hold from g = -68 (k >= -100)
 #define SILU_PLAIN_LOW -68
-static inline VF silu_f(VF x) {
+ALWAYS static inline VF silu_f(VF x) {
   return gated_f<silu_parts<false>, false, silu_parts<true>, SILU_PLAIN_LOW>(x, C(1.0f), SILU_OPEN, SILU_CLOSED);
 }
-static inline VF gelu_f(VF x) { return gated_f<gelu_parts, false>(x, C(1.0f), GELU_OPEN, GELU_CLOSED); }
-static inline VF silu_grad_f(VF go, VF x) {
+ALWAYS static inline VF gelu_f(VF x) { return gated_f<gelu_parts, false>(x, C(1.0f), GELU_OPEN, GELU_CLOSED); }
+ALWAYS static inline VF silu_grad_f(VF go, VF x) {
   return times_grad<silu_grad_parts<false>, false, silu_grad_parts<true>, SILU_PLAIN_LOW>(go, C(1.0f), x, SILU_CLOSED);
 }
-static inline VF gelu_grad_f(VF go, VF x) {
+ALWAYS static inline VF gelu_grad_f(VF go, VF x) {
   return times_grad<gelu_grad_parts<false>, false, gelu_grad_parts<true>>(go, C(1.0f), x, GELU_CLOSED);
 }
-static inline VF quick_gelu_f(VF x) { return gated_f<quick_parts, false>(x, C(1.0f), QG_OPEN, -75.0f); }
-static inline VF quick_gelu_grad_f(VF go, VF x) {
+ALWAYS static inline VF quick_gelu_f(VF x) { return gated_f<quick_parts, false>(x, C(1.0f), QG_OPEN, -75.0f); }
+ALWAYS static inline VF quick_gelu_grad_f(VF go, VF x) {
   return times_grad<quick_grad_parts<false>, false, quick_grad_parts<true>>(go, C(1.0f), x, -117.5f);
 }
-static inline VF gelu_tanh_f(VF x) { return gated_f<gelu_tanh_parts, false>(x, C(1.0f), GT_OPEN, GT_CLOSED); }
-static inline VF gelu_tanh_grad_f(VF go, VF x) {
+ALWAYS static inline VF gelu_tanh_f(VF x) { return gated_f<gelu_tanh_parts, false>(x, C(1.0f), GT_OPEN, GT_CLOSED); }
+ALWAYS static inline VF gelu_tanh_grad_f(VF go, VF x) {
   return times_grad<gelu_tanh_grad_parts<false>, false, gelu_tanh_grad_parts<true>>(go, C(1.0f), x, GT_GRAD_CLOSED);
 }
-static inline VF tanhexp_grad_f(VF go, VF x) {
+ALWAYS static inline VF tanhexp_grad_f(VF go, VF x) {
   return times_grad<tanhexp_grad_parts, false>(go, C(1.0f), x, TE_GRAD_CLOSED);
 }
 // clipped_gelu at its defaults (HF's gelu_10): gelu clamped to [CG_MIN, CG_MAX] (the lower clip, -10, is below
 // gelu's minimum, -0.17: kept as the form has it); its derivative gelu' where gelu(x) <= CG_MAX, that is x <=
 // CG_BREAK (the catalog's breakpoint rounded down to float32: gelu(x) = x (1 - 7.6e-24) there), beyond go 0
-static inline VF clipped_gelu_f(VF x) {
+ALWAYS static inline VF clipped_gelu_f(VF x) {
   return nan_to(at::vec::minimum(at::vec::maximum(gelu_f(x), C(CG_MIN)), C(CG_MAX)), x);
 }
-static inline VF clipped_gelu_grad_f(VF go, VF x) {
+ALWAYS static inline VF clipped_gelu_grad_f(VF go, VF x) {
   return zero_derivative_at(gelu_grad_f(go, x), go, x > C(CG_BREAK));
 }
-static inline VF swiglu_f(VF g, VF v) {
+ALWAYS static inline VF swiglu_f(VF g, VF v) {
   return gated_f<silu_parts<false>, true, silu_parts<true>, SILU_PLAIN_LOW>(g, v, SILU_OPEN, SILU_CLOSED);
 }
-static inline VF geglu_f(VF g, VF v) { return gated_f<gelu_parts>(g, v, GELU_OPEN, GELU_CLOSED); }
+ALWAYS static inline VF geglu_f(VF g, VF v) { return gated_f<gelu_parts>(g, v, GELU_OPEN, GELU_CLOSED); }
 // Where both gradients take their plain forms (g inside the plain gate's range, go and v finite), the gate and its
 // derivative share one exponential (swiglu: u = e^-|g|; geglu: e^{-a^2/2} and erfcx): the values each would
 // compute alone from the same g, so the same bits, at half the exponentials' cost
-static inline bool both_plain(VF go, VF g, VF v, float low, float open) {
+ALWAYS static inline bool both_plain(VF go, VF g, VF v, float low, float open) {
   return every((g >= C(low)) & (g <= C(open)) & (go.abs() <= C(FLT_MAX)) & (v.abs() <= C(FLT_MAX)));
 }
-static inline void swiglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
+ALWAYS static inline void swiglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
   if (both_plain(go, g, v, SILU_PLAIN_LOW, SILU_OPEN)) {
     OnePlus o;
     one_plus<true>(-g.abs(), o);
@@ -1125,7 +1130,7 @@ static inline void swiglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
   gated_grad_f<silu_parts<false>, silu_grad_parts<false>, silu_parts<true>, silu_grad_parts<true>, SILU_PLAIN_LOW>(
       go, g, v, dg, dv, SILU_OPEN, SILU_CLOSED);
 }
-static inline void geglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
+ALWAYS static inline void geglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
   if (both_plain(go, g, v, GELU_CLOSED, GELU_OPEN)) {
     const VF a = at::vec::minimum(g.abs(), C(16.0f));
     Gauss pieces;
@@ -1144,7 +1149,7 @@ static inline void geglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
 // |v| < 2^-151 for every float32 v), the product rounded once (scaled_product: v of any magnitude, an infinite v
 // gives its infinity); sigma(-inf) v = 0 v (NaN for an infinite v), sigma(inf) v = v
 // sigma(g) = (h + l) 2^k from u = e^-|g| in o
-static inline Parts sigma_parts(VF g, const OnePlus& o) {
+ALWAYS static inline Parts sigma_parts(VF g, const OnePlus& o) {
   const VF pos = g >= C(0.0f);
   Parts p;
   quotient2(VF::blendv(o.e.h, C(1.0f), pos), VF::blendv(o.e.l, C(0.0f), pos), o.dh, o.dl, p.h, p.l);
@@ -1152,7 +1157,7 @@ static inline Parts sigma_parts(VF g, const OnePlus& o) {
   return p;
 }
 // (PLAIN: |g| < 69 and v finite in every lane)
-template <bool PLAIN> static inline VF glu_of(VF g, VF v) {
+template <bool PLAIN> ALWAYS static inline VF glu_of(VF g, VF v) {
   OnePlus o;
   one_plus<PLAIN>(PLAIN ? -g.abs() : at::vec::maximum(-g.abs(), C(-194.0f)), o);
   const Parts p = sigma_parts(g, o);
@@ -1160,14 +1165,14 @@ template <bool PLAIN> static inline VF glu_of(VF g, VF v) {
   const VF r = VF::blendv(scaled_product_far(v, p, g < C(-196.0f)), v * C(0.0f), g == C(-INFINITY));
   return VF::blendv(r, g + v, (g != g) | (v != v));
 }
-static inline VF glu_f(VF g, VF v) {
+ALWAYS static inline VF glu_f(VF g, VF v) {
   return every((g.abs() < C(69.0f)) & (v.abs() <= C(FLT_MAX))) ? glu_of<true>(g, v) : glu_of<false>(g, v);
 }
 // d/dg = go v sigma(g) sigma(-g) (grad_core's E / D^2, the product of three rounded once), d/dv = go sigma(g);
 // beyond |g| = 194 (sigma' < 2^-279) a zero of go v's sign (exact for |go v| < 2^128, as geglu's and swiglu's
 // tails), the infinity of go v where either is infinite; at g = +-inf, where sigma' = 0, go v 0 (IEEE: NaN for an
 // infinite go or v)
-static inline void glu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
+ALWAYS static inline void glu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
   if (every((g.abs() < C(69.0f)) & (go.abs() <= C(FLT_MAX)) & (v.abs() <= C(FLT_MAX)))) {
     OnePlus o;  // (one exponential for both: glu_of's plain form, the same bits)
     one_plus<true>(-g.abs(), o);
