@@ -1,9 +1,10 @@
-"""Kernel times of the saved-factor training route (forward_saving / backward_saved of the prototype
-native32_saving_prototype.py.txt beside this script, not built into nonlin) against the
+"""Kernel times of the saved-factor training route (forward_saving / backward_saved of a prototype native32
+beside this script, not built into nonlin: native32_saving_v2.py.txt, the encoding that keeps f'' exact; with
+--v1, native32_saving_prototype.py.txt, the factor alone) against the
 kernels from x and torch's ops, forward + backward of one call and each pass alone (no autograd: the kernels
 and torch's own forward and backward ops, outputs allocated per call as a call does).
 
-Usage: PYTHONPATH=src python notes/2026-12-04f/saved_factor_time.py [numel] [rounds]"""
+Usage: PYTHONPATH=src python notes/2026-12-04f/saved_factor_time.py [numel] [rounds] [--v1]"""
 
 import importlib.machinery
 import importlib.util
@@ -16,8 +17,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "2026-12-04e"))
 from interleaved import print_interleaved  # noqa: E402
 
-_loader = importlib.machinery.SourceFileLoader("native32", os.path.join(HERE, "native32_saving_prototype.py.txt"))
-native32 = importlib.util.module_from_spec(importlib.util.spec_from_loader("native32", _loader))
+_name = "native32_saving_v2.py.txt"
+if "--v1" in sys.argv:
+    sys.argv.remove("--v1")
+    _name = "native32_saving_prototype.py.txt"
+_loader = importlib.machinery.SourceFileLoader("native32_prototype", os.path.join(HERE, _name))
+native32 = importlib.util.module_from_spec(importlib.util.spec_from_loader("native32_prototype", _loader))
 _loader.exec_module(native32)
 
 torch.set_num_threads(1)
