@@ -232,12 +232,13 @@ EDGES = [float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1e-40, -1e-40, 1e
 @pytest.mark.parametrize("primitive", sorted(native32.PRIMITIVES))
 def test_non_finite_inputs_and_signed_zeros_are_the_references(primitive):
     """NaN in, NaN out; infinities and the far tails give the limits, zeros keep the sign the reference's IEEE
-    arithmetic gives (tanh(-0) = -0; go f'(x) takes go's sign); the rest within the bounds."""
+    arithmetic gives (tanh(-0) = -0; go f'(x) takes go's sign, also at go = -0, where the two-products' zeros
+    had summed to +0); the rest within the bounds."""
     x = torch.tensor(EDGES)
     value, derivative = REFERENCE[primitive]
     forward_ulp, backward_ulp = BOUNDS[primitive]
     outputs = [(native32.forward(primitive, x), value(x.double().numpy()), forward_ulp)]
-    for s in (1.0, -1.0):
+    for s in (1.0, -1.0, 0.0, -0.0):
         g = native32.backward(primitive, torch.full_like(x, s), x)
         outputs.append((g, s * derivative(x.double().numpy()), backward_ulp))
     for y, ref64, bound in outputs:
@@ -524,6 +525,28 @@ def test_gated_products_keep_their_range(name):
     finite = np.abs(ref) <= np.finfo(np.float32).max
     assert _ulp_error(y.numpy()[finite], ref[finite]).max() <= GATED_BOUNDS[name][0], (y, ref)
     assert torch.equal(torch.signbit(y), torch.from_numpy(np.signbit(ref)))
+
+
+@needs_kernels
+@pytest.mark.parametrize("name", sorted(GATES))
+def test_gated_gradients_of_zeros_keep_the_ieee_sign(name):
+    """go = +-0 or v = +-0: d/dg = go v gate'(g) and d/dv = go gate(g) are zeros of the sign IEEE multiplication
+    gives the float64 products, on every binade of g."""
+    value, derivative = REFERENCE[GATES[name]]
+    g = torch.from_numpy(_inputs(65521))
+    g = g[g.isfinite()]
+    gd = g.double().numpy()
+    gen = torch.Generator().manual_seed(11)
+    for go_sign, v_kind in ((0.0, "random"), (-0.0, "random"), (1.0, 0.0), (-1.0, -0.0), (-0.0, -0.0)):
+        v = torch.randn(g.shape, generator=gen) if v_kind == "random" else torch.full_like(g, v_kind)
+        go = torch.full_like(g, go_sign)
+        dg, dv = torch.empty_like(g), torch.empty_like(g)
+        assert native32.gated_backward(name, go, g, v, dg, dv)
+        want_dg = torch.from_numpy(go_sign * v.double().numpy() * derivative(gd)).float()
+        want_dv = torch.from_numpy(go_sign * value(gd)).float()
+        for got, want in ((dg, want_dg), (dv, want_dv)):
+            zero = want == 0
+            assert torch.equal(got[zero], want[zero]) and torch.equal(got[zero].signbit(), want[zero].signbit())
 
 
 @needs_kernels

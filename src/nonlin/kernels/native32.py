@@ -226,23 +226,27 @@ ALWAYS static inline bool unscaled(VF a) {
 // (an infinite u or v: u v h, the infinity of the product's sign, or NaN where h is 0, as IEEE multiplication
 // gives; the two-products' inf - inf would be NaN)
 // (PLAIN: u and v finite in every lane)
+// The product's sign is u's (and v's) times h's, also where it is a zero: a zero u (or v) made the sum of two
+// zeros of different signs where l's sign is not h's, +0 in IEEE arithmetic, where go f'(x) at go = -0 is -0 (the
+// sign bit ORed in is already set in every other lane: |l| is below h's last bit)
+ALWAYS static inline VF sign_of(VF a) { return a & C(-0.0f); }
 template <bool PLAIN = false> ALWAYS static inline VF scaled_product(VF u, const Parts& p) {  // (v = 1: the same bits)
-  if (PLAIN && unscaled(u)) return scaled(fma_(u, p.h, u * p.l), p.k);
+  if (PLAIN && unscaled(u)) return scaled(fma_(u, p.h, u * p.l), p.k) | sign_of(u ^ p.h);
   VF su;
   const VF us = prescaled(u, su);
-  const VF r = scaled(fma_(us, p.h, us * p.l), p.k - su);
+  const VF r = scaled(fma_(us, p.h, us * p.l), p.k - su) | sign_of(u ^ p.h);
   return PLAIN ? r : VF::blendv(r, u * p.h, u.abs() == C(INFINITY));
 }
 template <bool PLAIN = false> ALWAYS static inline VF scaled_product(VF u, VF v, const Parts& p) {
   if (PLAIN && unscaled(u) && unscaled(v)) {
     const VF ph = u * v;
-    return scaled(fma_(ph, p.h, fma_(ph, p.l, fma_(u, v, -ph) * p.h)), p.k);
+    return scaled(fma_(ph, p.h, fma_(ph, p.l, fma_(u, v, -ph) * p.h)), p.k) | sign_of((u ^ v) ^ p.h);
   }
   VF su, sv;
   const VF us = prescaled(u, su), vs = prescaled(v, sv);
   const VF ph = us * vs;
   const VF pl = fma_(us, vs, -ph);
-  const VF r = scaled(fma_(ph, p.h, fma_(ph, p.l, pl * p.h)), p.k - su - sv);
+  const VF r = scaled(fma_(ph, p.h, fma_(ph, p.l, pl * p.h)), p.k - su - sv) | sign_of((u ^ v) ^ p.h);
   return PLAIN ? r : VF::blendv(r, (u * v) * p.h, (u.abs() == C(INFINITY)) | (v.abs() == C(INFINITY)));
 }
 
