@@ -3,8 +3,12 @@ entry, 4006 inputs (the large size class's route, `route.pinned`): entry -> elem
 
 Usage: PYTHONPATH=src python notes/2026-12-04f/zero_sign_audit.py"""
 
-import torch, warnings
-import nonlin, nonlin.functional as F
+import warnings
+
+import torch
+
+import nonlin
+import nonlin.functional as F
 from nonlin import route, use
 from nonlin.registry import names
 from nonlin.spec import Kind
