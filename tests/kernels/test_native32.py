@@ -133,7 +133,7 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # exponential's reduced argument: folded into it, 1.37 forward), clipped_gelu gelu's (whose derivative reaches 1.30
 # at x = -0.986 on the 2M dense points over [-1.2, 1.2]), laplace 1.17 / 0.81
 # ((x - mu) / sigma carried as hi + lo; Phi's left tail at z = -5.4; 1.19 at z = -12.1 on 2M dense points over [-4, 4]),
-# ndtr 1.03 / 0.82 (laplace's kernels with z = x), hardswish 0.50 / 0.50 (x (x + 3) / 6 as hi + lo, rounded once),
+# ndtr 1.03 / 0.82 (laplace's kernels with z = x), hardswish 0.50 / 0.50 (x (x + 3) / 6 in doubles, rounded once),
 # lecun_tanh 0.80 / 0.80 (softcap's, 2x / 3 carried as hi + lo). Up to 1 ULP just below 2^-126, where the quotient
 # (rounded to float32's 24 bits) is rounded again to the subnormal grid, which is as fine there (silu's 0.89 at x = -91.9); gelu's pieces
 # (erfcx's fit and its float32 evaluation, the quotient, e^{-a^2/2} to 2^-26) add up to ~1 (the goal is 2).

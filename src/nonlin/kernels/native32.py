@@ -10,8 +10,9 @@ one quotient corrected by its exact remainder, is written with `at::vec::fmadd` 
 vector operations per 16 elements. Built by inductor's C++ toolchain (`CppPythonBindingsCodeCache`, as
 `nonlin.kernels.gather`): its compiler, flags and vector ISA on this machine.
 
-Only +, -, *, /, fma, round-to-nearest-even, min/max, bit operations and an int32 -> float32 bit cast (AVX-512's
-vscalefps for a power-of-two scale, which rounds once as the portable two-step form does): every operation is
+Only +, -, *, /, fma, round-to-nearest-even, min/max, bit operations, an int32 -> float32 bit cast (AVX-512's
+vscalefps for a power-of-two scale, which rounds once as the portable two-step form does) and float32 <-> float64
+conversions (hardswish, a rational function, computes in doubles: fewer operations than double-floats): every operation is
 correctly rounded IEEE arithmetic, so the bits are the same under AVX2 and AVX-512 (tests/kernels/
 test_native32.py runs under each in .ci/isa_matrix.py). Where inductor picks no vector ISA it builds with its
 fast-math flags, which reassociate the error-free sums: there these kernels are not used (`available`) and the
@@ -798,35 +799,57 @@ ALWAYS static inline void exact_z(VF x, VF& zh, VF& zl) {
 ALWAYS static inline VF ndtr_f(VF x) { return norm_cdf_of<exact_z>(x); }
 ALWAYS static inline VF ndtr_grad_f(VF go, VF x) { return norm_pdf_of<exact_z>(go, x, INV_SQRT_2PI_HI, INV_SQRT_2PI_LO); }
 
-// hardswish, x relu6(x + 3) / 6: for |x| < 3, x G with G = (x + 3) / 6 as gh + gl (x + 3 by Fast2Sum, 3 >= |x|;
-// the product by 1/6 corrected by its exact remainder), x G rounded once (scaled_product: also where it is
-// subnormal); x itself from 3 on, a zero of x's sign up to -3 (-inf included: the catalog's limit, x 0)
-ALWAYS static inline void over_six(VF nh, VF nl, VF& qh, VF& ql) {  // (nh + nl) / 6 = qh + ql
-  const VF y = nh * C(SIXTH);
-  const VF c = (fma_(-y, C(6.0f), nh) + nl) * C(SIXTH);
-  qh = y + c;
-  ql = c - (qh - y);
+// float32 lanes as two vectors of doubles (exact) and back (one rounding, also into float32's subnormal range), and
+// float32 min / max that return their second operand where either is NaN (the instructions' own rule)
+using VD = Vectorized<double>;
+#if defined(CPU_CAPABILITY_AVX512)
+ALWAYS static inline void widen(VF v, VD& lo, VD& hi) {
+  lo = VD(_mm512_cvtps_pd(_mm512_castps512_ps256(v)));
+  hi = VD(_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
 }
+ALWAYS static inline VF narrow(VD lo, VD hi) {
+  const __m256d l = _mm256_castps_pd(_mm512_cvtpd_ps(lo)), h = _mm256_castps_pd(_mm512_cvtpd_ps(hi));
+  return VF(_mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(l), h, 1)));
+}
+ALWAYS static inline VF max_or_second(VF a, VF b) { return VF(_mm512_max_ps(a, b)); }
+ALWAYS static inline VF min_or_second(VF a, VF b) { return VF(_mm512_min_ps(a, b)); }
+#else
+ALWAYS static inline void widen(VF v, VD& lo, VD& hi) {
+  lo = VD(_mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+  hi = VD(_mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+}
+ALWAYS static inline VF narrow(VD lo, VD hi) {
+  return VF(_mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)), _mm256_cvtpd_ps(hi), 1));
+}
+ALWAYS static inline VF max_or_second(VF a, VF b) { return VF(_mm256_max_ps(a, b)); }
+ALWAYS static inline VF min_or_second(VF a, VF b) { return VF(_mm256_min_ps(a, b)); }
+#endif
+
+// hardswish, x relu6(x + 3) / 6, in doubles: xc (xt + 3) / 6, xc = max(x, -3), xt = min(xc, 3). Its three
+// products and the sum below 2^-28 round, 2^-51 of relative error in all, so the one rounding to float32 is correct
+// but within 2^-26 ULP of a midpoint (0.5 ULP), also into the subnormal range; x itself from 3 on (x 6 / 6 rounds
+// back to x), a zero of x's sign up to -3 (-inf included: the catalog's limit, x 0). In doubles: 17 vector
+// instructions per 8 elements against the float32 double-float form's 45 (1.9 -> 0.8 ns per element on a Zen 1
+// core, where torch.hardswish takes 1.0 and rounds three times: 1.86 ULP)
 ALWAYS static inline VF hardswish_f(VF x) {
-  const VF sh = x + C(3.0f);
-  VF gh, gl;
-  over_six(sh, (C(3.0f) - sh) + x, gh, gl);
-  VF y = scaled_product(x, {gh, gl, C(0.0f)});
-  y = VF::blendv(y, x, x >= C(3.0f));
-  y = VF::blendv(y, x & C(-0.0f), x <= C(-3.0f));
-  return nan_to(y, x);
+  const VF xc = max_or_second(C(-3.0f), x);  // (NaN stays NaN; -inf -> -3, whose product is -0)
+  const VF xt = min_or_second(C(3.0f), xc);
+  VD cl, ch, tl, th;
+  widen(xc, cl, ch);
+  widen(xt, tl, th);
+  const VD sixth(1.0 / 6.0), three(3.0);
+  return narrow(cl * (tl + three) * sixth, ch * (th + three) * sixth);
 }
-// go (2x + 3) / 6 for -3 <= x <= 3 (2x + 3 by TwoSum; exact by Sterbenz near its zero, x = -1.5), rounded once;
+// go (2x + 3) / 6 for -3 <= x <= 3 in doubles (2x + 3 exact where |x| >= 2^-27; the same bound as the forward),
 // go above 3, go 0 below -3 (the catalog's one-sided values at the breakpoints: -1/2 at -3, 3/2 at 3)
 ALWAYS static inline VF hardswish_grad_f(VF go, VF x) {
-  const VF t = x + x;
-  const VF dh = t + C(3.0f), b = dh - t;
-  const VF dl = (t - (dh - b)) + (C(3.0f) - b);
-  VF qh, ql;
-  over_six(dh, dl, qh, ql);
-  VF r = scaled_product(go, {qh, ql, C(0.0f)});
+  VD gl, gh, xl, xh;
+  widen(go, gl, gh);
+  widen(x, xl, xh);
+  const VD sixth(1.0 / 6.0), three(3.0);
+  VF r = narrow(gl * (xl + xl + three) * sixth, gh * (xh + xh + three) * sixth);
   r = VF::blendv(r, go, x > C(3.0f));
-  return nan_to(zero_derivative_at(r, go, x < C(-3.0f)), x);
+  return zero_derivative_at(r, go, x < C(-3.0f));  // (a NaN x made r NaN)
 }
 
 // tanhexp, x tanh(E), E = e^x = 2^k (h + l), x clamped by the caller (k >= -289). For x >= -8.5 (E >= 2^-12.3):
@@ -1428,7 +1451,6 @@ def _constants() -> str:
         SOFTCAP_INV_HI=_f32_value(1.0 / SOFTCAP_CAP),
         SOFTCAP_INV_LO=1.0 / SOFTCAP_CAP - _f32_value(1.0 / SOFTCAP_CAP),
     )
-    values.update(SIXTH=1.0 / 6.0)
     for name, v in (("A", LECUN_A), ("B", LECUN_B), ("AB", LECUN_A * LECUN_B), ("4AB", 4.0 * LECUN_A * LECUN_B)):
         values[f"LT_{name}_HI"] = _f32_value(v)
         values[f"LT_{name}_LO"] = v - _f32_value(v)
