@@ -134,6 +134,30 @@ def test_calls_go_where_the_table_says(monkeypatch):
     ]
 
 
+def test_settled_calls_reach_the_route_without_the_layers_between(monkeypatch):
+    """Once its route is settled, a call by a borrowed name (torch's relu) goes to the settled-route lookup without
+    calling the base function, and a module whose parameters are the entry's defaults passes none (a parameter
+    passed, even at its default, had the route chosen afresh on every call: leaky_relu's module cost 5x its
+    functional form). A module with another value still passes it."""
+    x = torch.randn(64)
+    at_defaults, other = nonlin.get("leaky_relu"), nonlin.get("LeakyReLU", 0.2)
+    for _ in range(2):  # (the first call settles the route)
+        F.relu(x), at_defaults(x), other(x)
+    lookups: list[str] = []
+    base_calls: list[str] = []
+    real = route.settled
+    monkeypatch.setattr(route, "settled", lambda s, t: lookups.append(s.name) or real(s, t))
+    for name in ("relu", "leaky_relu"):
+        monkeypatch.setitem(
+            F._BASE, name, lambda *a, _f=F._BASE[name], _n=name, **k: base_calls.append(_n) or _f(*a, **k)
+        )
+    y, z, w = F.relu(x), at_defaults(x), other(x)
+    assert lookups == ["relu", "leaky_relu"] and base_calls == []
+    assert torch.equal(y, torch.relu(x))
+    assert torch.equal(z, torch.nn.functional.leaky_relu(x, 0.01))
+    torch.testing.assert_close(w, torch.nn.functional.leaky_relu(x.double(), 0.2).float())  # (0.2 not float32's)
+
+
 @pytest.mark.parametrize("name", sorted(route.NATIVE))
 def test_torch_route_is_torchs_op_bit_for_bit(name):
     s = nonlin.spec(name)

@@ -78,6 +78,17 @@ class Nonlinearity(nn.Module):
                 self.register_parameter(p.name, nn.Parameter(torch.full((n,), float(resolved[p.name]))))
             else:
                 self._fixed[p.name] = resolved[p.name]
+        # Nothing learned, no call option and every parameter at the entry's default: the call without them, which
+        # takes the functional form's settled route (a parameter passed, even at its default, has the route chosen
+        # again on every call: leaky_relu's module cost 5x its functional form at 64x8)
+        self._at_defaults = (
+            self.spec.kind in (Kind.POINTWISE, Kind.GATED)
+            and not self.spec.stochastic
+            and not self._learned
+            and not self.options
+            and not any(isinstance(v, torch.Tensor) for v in self._fixed.values())
+            and self._fixed == self.spec.defaults()
+        )
 
     def _choose_learned(self, learnable: bool | Iterable[str] | None) -> tuple[str, ...]:
         capable = [p.name for p in self.spec.params if p.learnable]
@@ -107,6 +118,8 @@ class Nonlinearity(nn.Module):
 
     def forward(self, *inputs: torch.Tensor, **kwargs: Any) -> torch.Tensor:
         calling.check_ndim(self.borrowed, inputs[0] if inputs else None)
+        if self._at_defaults:
+            return self._fn(*inputs, **kwargs)
         kind = self.spec.kind
         params = {**self._params(inputs[0].dim()), **self.options}
         if kind is Kind.NORMALIZER or kind is Kind.SETWISE:
