@@ -4,9 +4,7 @@ beside torch's ops and a copy: x ~ 3 N(0, 1), one thread, medians of 9 interleav
 Usage: git show 8b15e7f:src/nonlin/kernels/native32.py > /tmp/n_old.py
        PYTHONPATH=src python notes/2026-12-05a/hardswish_time.py /tmp/n_old.py 4194304"""
 
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import torch
@@ -15,12 +13,13 @@ import torch.nn.functional as F
 from nonlin.kernels import native32 as new
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "2026-12-04c"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from interleave import interleaved_ns
 from plain_bits import load_old
 
 torch.set_num_threads(1)
 old = load_old(sys.argv[1])
 n = int(sys.argv[2]) if len(sys.argv) > 2 else 1 << 22
-reps = max(1, (1 << 22) // n)
 x = torch.randn(n) * 3
 go = torch.randn(n)
 jobs = {
@@ -32,15 +31,7 @@ jobs = {
     "torch bwd": lambda: torch.ops.aten.hardswish_backward(go, x),
     "copy": lambda: x.clone(),
 }
-for job in jobs.values():
-    job()
-times: dict[str, list[float]] = {k: [] for k in jobs}
-for _ in range(9):
-    for k, job in jobs.items():
-        t = time.perf_counter()
-        for _ in range(reps):
-            job()
-        times[k].append((time.perf_counter() - t) / reps / n * 1e9)
+medians = interleaved_ns(jobs, n)
 print(f"{n} float32 elements, one thread, medians of 9 interleaved rounds (ns per element)")
-for k, v in times.items():
-    print(f"{k}: {statistics.median(v):.2f}")
+for k, v in medians.items():
+    print(f"{k}: {v:.2f}")

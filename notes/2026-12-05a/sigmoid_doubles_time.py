@@ -5,9 +5,7 @@ float32 kernels and torch's ops: x ~ 3 N(0, 1), one thread, medians of 9 interle
 Usage: cp src/nonlin/kernels/native32.py /tmp/n_exp.py && patch /tmp/n_exp.py notes/2026-12-05a/sigmoid_doubles_v1.diff
        PYTHONPATH=src python notes/2026-12-05a/sigmoid_doubles_time.py 4194304 /tmp/n_exp.py"""
 
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import torch
@@ -16,26 +14,19 @@ import torch.nn.functional as F
 from nonlin.kernels import native32 as current
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "2026-12-04c"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from interleave import interleaved_ns
 from plain_bits import load_old
 
 torch.set_num_threads(1)
 n = int(sys.argv[1])
 doubles = load_old(sys.argv[2])
-reps = max(1, (1 << 22) // n)
 x = torch.randn(n) * 3
 jobs = {}
 for name, op in (("sigmoid", torch.sigmoid), ("silu", F.silu)):
     jobs[name + " float32 kernel"] = lambda name=name: current.forward(name, x)
     jobs[name + " doubles"] = lambda name=name: doubles.forward(name, x)
     jobs[name + " torch"] = lambda op=op: op(x)
-for job in jobs.values():
-    job()
-times: dict[str, list[float]] = {k: [] for k in jobs}
-for _ in range(9):
-    for k, job in jobs.items():
-        t = time.perf_counter()
-        for _ in range(reps):
-            job()
-        times[k].append((time.perf_counter() - t) / reps / n * 1e9)
-for k, v in times.items():
-    print(f"{k}: {statistics.median(v):.2f}")
+medians = interleaved_ns(jobs, n)
+for k, v in medians.items():
+    print(f"{k}: {v:.2f}")
