@@ -10,7 +10,7 @@ coefficients are rounded to float32 one at a time, constant term first, the high
 each rounding. Prints the coefficients (highest degree first, as the source holds them) and the max error
 of the float32-coefficient form evaluated in float64 on 20001 points of [-R, R]: the fit's own error
 (tests/kernels/test_float32_sigmoid.py and test_erfc_float32.py measure the evaluated forms).
-Usage: python tools/fit_expm1_float32.py DEGREE R   (exp_neg_float32: 5 0.35)
+Usage: python tools/fit_expm1_float32.py DEGREE R   (exp_neg_float32: 5 0.35; native32's sigmoid_near: 4 0.35, 2^-27.9)
 """
 
 from __future__ import annotations

@@ -124,8 +124,8 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 
 
 # Bounds (float32 ULP of the true value), forward and backward (go f'(x)); measured on every 1021st float32 and
-# 4.8M dense points (and 2M around silu's and gelu's derivative zeros): sigmoid 1.35 / 0.80 (below |x| = 69 the
-# exponential rounded to float32, bounded by 1.85; 1.46 on every 7th float32), tanh 0.72 / 0.78,
+# 4.8M dense points (and 2M around silu's and gelu's derivative zeros): sigmoid 1.44 / 0.80 (below |x| = 69 the
+# exponential rounded to float32, bounded by 1.92; 1.47 on every 7th float32), tanh 0.72 / 0.78,
 # silu 0.89 / 0.85, gelu 1.06 / 1.09, elu 0.79 / 0.84, selu 0.75 / 0.79, quick_gelu 0.97 / 1.14 (1.702 x carried as
 # hi + lo; the reduction's rounded argument, then silu' cancelling just outside the zero's zone), tanhshrink 0.94 / 1.15
 # (the series' float32 Horner at its edge, 0.87; tanh's error doubled in tanh^2, at 0.14: also on 2M dense points

@@ -32,8 +32,9 @@ had made tail inputs up to 10x slower (benchmarks/tails.py).
 Each vector first asks whether any lane needs a special case (a clamp, a far tail, an infinity, NaN): where none
 does (`every`), the kernel runs its plain form, the same operations less those compares and blends (sigmoid's
 forward, before its form below: 47 instructions per 16 elements against 81, as GCC 12 built them), so the same bits; tests/kernels/test_native32.py compares the two.
-sigmoid's forward below |x| = 69 has a form of its own (`sigmoid_near`: the exponential rounded to float32, 1.46
-ULP where the goal is 2, 20% faster), which every such lane takes whatever its neighbours are.
+sigmoid's forward below |x| = 69 has a form of its own (`sigmoid_near`: the exponential rounded to float32, 1.47
+ULP where the goal is 2, in about torch.sigmoid's operation count), which every such lane takes whatever its
+neighbours are.
 Without AVX-512's vscalefps, the scale 2^k is one product wherever every lane's k is a normal power of two (the
 same single rounding), so the stepwise scale runs only where a lane needs it.
 Every helper is inlined (`ALWAYS`): GCC 12 had left some out of line, a call per vector (5-10% of the time).
@@ -286,28 +287,32 @@ ALWAYS static inline VF sigmoid_tail(VF x) {
   const VF far = a > C(104.0f);  // (sigma(x) < 2^-150 there: +0, made without the underflowing scale)
   return nan_to(VF::blendv(scaled(y, VF::blendv(o.e.k, C(0.0f), pos | far)), C(0.0f), far & (x < C(0.0f))), x);
 }
-// u = e^z = 2^k h for -69 <= z <= 0 (k >= -100), h = e^r rounded to float32 (exp_parts' h, its low part l
-// dropped), and D = 1 + u = dh + dl exactly: h's relative error is at most 1.35 2^-24 (the rounding 2^-24, the
-// dropped l 2^-26, the reduction and fit 2^-26.5)
-ALWAYS static inline void one_plus_rounded(VF z, OnePlus& o) {
-  const VF k = (z * C(1.44269502f)).round();
-  VF p, pe;
-  expm1_tail(fma_(k, C(-1.42860677e-06f), fma_(k, C(-0.693145751953125f), z)), p, pe);
-  o.e = {C(1.0f) + p, C(0.0f), k};
-  o.uh = o.e.h * pow2(k);
-  o.ul = C(0.0f);
-  o.dh = C(1.0f) + o.uh;
-  o.dl = (C(1.0f) - o.dh) + o.uh;  // (Fast2Sum: 1 >= uh)
-}
-// sigma(x) for |x| < 69 (the result normal): sigmoid_tail's form from one_plus_rounded. h's error divided by
-// 1 + u, plus the quotient's rounding: below 1.85 ULP (the goal is 2; measured 1.46 on every 7th float32), for
-// 20% less time than the form carrying l (0.76 ULP; on one Zen 1 core 3.1 against 3.9 ns per element)
+// sigma(x) for |x| < 69 (the result normal): u = e^-|x| = 2^k h with h = e^r rounded to float32 (no low part),
+// D = 1 + u = dh + dl exactly, and sigma = N / D (N = 1 for x >= 0, u below) from one quotient corrected by its
+// exact remainder, rounded once. h's relative error is at most 1.42 2^-24 over its binades (its rounding, that of
+// r + r^2 q and of the reduction, the degree-4 fit's 2^-27.9; 1.35 with the degree-5 fit of expm1_tail), divided
+// by 1 + u in the result, plus the last rounding: below 1.92 ULP (the goal is 2; measured 1.47 on every 7th
+// float32 bit pattern). About 28 operations per vector (40 before; torch.sigmoid's ~25): k + 127 lands in the low bits of
+// x log2(e) + 1.5 2^23 (one fma: the rounding, and 2^k's bits shifted up), q of degree 4
+// (tools/fit_expm1_float32.py 4 0.35), uh = (1 + p) 2^k as one fma (the same single rounding), u itself the
+// numerator (normal: no scale after the quotient), the sign bit of x picking the numerator (-0's 1/2 is the same)
 ALWAYS static inline VF sigmoid_near(VF x) {
-  OnePlus o;
-  one_plus_rounded(C(0.0f) - x.abs(), o);
-  const VF pos = x >= C(0.0f);
-  const VF y = quotient(VF::blendv(o.e.h, C(1.0f), pos), C(0.0f), o.dh, o.dl);
-  return y * pow2(VF::blendv(o.e.k, C(0.0f), pos));
+  const VF z = x | C(-0.0f);  // -|x|
+  const VF s = fma_(z, C(1.44269502f), C(12583039.0f));  // 0x1.8p23 + 127: k + 127 in the low bits
+  const VF k = s - C(12583039.0f);
+  const VF r = fma_(k, C(-1.42860677e-06f), fma_(k, C(-0.693145751953125f), z));
+  VF q = fma_(C(0.0013751573860645294f), r, C(0.00836965348571539f));
+  q = fma_(q, r, C(0.04166959971189499f));
+  q = fma_(q, r, C(0.16666512191295624f));
+  q = fma_(q, r, C(0.49999988079071045f));
+  const VF t = at::vec::cast<float>(at::vec::cast<int32_t>(s) << VI(23));  // 2^k
+  const VF uh = fma_(fma_(r * r, q, r), t, t);
+  const VF dh = C(1.0f) + uh;
+  const VF dl = (C(1.0f) - dh) + uh;  // (Fast2Sum: 1 >= uh)
+  const VF n = VF::blendv(C(1.0f), uh, x);
+  const VF inv = C(1.0f) / dh;
+  const VF y = n * inv;
+  return fma_(at::vec::fnmadd(y, dl, at::vec::fnmadd(y, dh, n)), inv, y);
 }
 // (a lane's result depends on its x alone: the lanes with |x| < 69 take sigmoid_near's bits in every vector)
 ALWAYS static inline VF sigmoid_f(VF x) {

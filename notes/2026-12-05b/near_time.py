@@ -1,0 +1,31 @@
+"""ns per element of one native32 forward: the working tree's kernel against an earlier commit's (or a
+prototype's) native32.py and torch's op, interleaved in one process: x ~ 3 N(0, 1), one thread, medians of 11
+rounds.
+
+Usage: git show HEAD~1:src/nonlin/kernels/native32.py > /tmp/n_old.py
+       PYTHONPATH=src python notes/2026-12-05b/near_time.py 4194304 sigmoid /tmp/n_old.py [more.py ...]"""
+
+import sys
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+from nonlin.kernels import native32 as current
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "2026-12-04c"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "2026-12-05a"))
+from interleave import interleaved_ns
+from plain_bits import load_old
+
+TORCH = {"sigmoid": torch.sigmoid, "silu": F.silu, "gelu": F.gelu, "tanh": torch.tanh}
+
+torch.set_num_threads(1)
+n, name = int(sys.argv[1]), sys.argv[2]
+x = torch.randn(n) * 3
+jobs = {"working tree": lambda: current.forward(name, x), "torch": lambda: TORCH[name](x)}
+for path in sys.argv[3:]:
+    other = load_old(path)
+    jobs[path] = lambda other=other: other.forward(name, x)
+for k, v in interleaved_ns(jobs, n, 11).items():
+    print(f"{name} {n}: {k}: {v:.3f}")
