@@ -33,8 +33,9 @@ Each vector first asks whether any lane needs a special case (a clamp, a far tai
 does (`every`), the kernel runs its plain form, the same operations less those compares and blends (sigmoid's
 forward, before its form below: 47 instructions per 16 elements against 81, as GCC 12 built them), so the same bits; tests/kernels/test_native32.py compares the two.
 sigmoid's forward below |x| = 69 has a form of its own (`sigmoid_near`: the exponential rounded to float32, 1.47
-ULP where the goal is 2, in about torch.sigmoid's operation count), which every such lane takes whatever its
-neighbours are.
+ULP where the goal is 2, in about torch.sigmoid's operation count), and so has silu's from -68 to 20
+(`silu_near`: the exponential carried as uh + ul with a rounded p, 1.04 ULP); every such lane takes it
+whatever its neighbours are.
 Without AVX-512's vscalefps, the scale 2^k is one product wherever every lane's k is a normal power of two (the
 same single rounding), so the stepwise scale runs only where a lane needs it.
 Every helper is inlined (`ALWAYS`): GCC 12 had left some out of line, a call per vector (5-10% of the time).
@@ -287,26 +288,33 @@ ALWAYS static inline VF sigmoid_tail(VF x) {
   const VF far = a > C(104.0f);  // (sigma(x) < 2^-150 there: +0, made without the underflowing scale)
   return nan_to(VF::blendv(scaled(y, VF::blendv(o.e.k, C(0.0f), pos | far)), C(0.0f), far & (x < C(0.0f))), x);
 }
-// sigma(x) for |x| < 69 (the result normal): u = e^-|x| = 2^k h with h = e^r rounded to float32 (no low part),
-// D = 1 + u = dh + dl exactly, and sigma = N / D (N = 1 for x >= 0, u below) from one quotient corrected by its
-// exact remainder, rounded once. h's relative error is at most 1.42 2^-24 over its binades (its rounding, that of
-// r + r^2 q and of the reduction, the degree-4 fit's 2^-27.9; 1.35 with the degree-5 fit of expm1_tail), divided
-// by 1 + u in the result, plus the last rounding: below 1.92 ULP (the goal is 2; measured 1.47 on every 7th
-// float32 bit pattern). About 28 operations per vector (40 before; torch.sigmoid's ~25): k + 127 lands in the low bits of
-// x log2(e) + 1.5 2^23 (one fma: the rounding, and 2^k's bits shifted up), q of degree 4
-// (tools/fit_expm1_float32.py 4 0.35), uh = (1 + p) 2^k as one fma (the same single rounding), u itself the
-// numerator (normal: no scale after the quotient), the sign bit of x picking the numerator (-0's 1/2 is the same)
-ALWAYS static inline VF sigmoid_near(VF x) {
+// e^-|x| = t (1 + p) for |x| < 69, t = 2^k normal (k >= -100), p = e^r - 1 to ~2^-26: r + r^2 q (q of degree 4,
+// tools/fit_expm1_float32.py 4 0.35, 2^-27.9; expm1_tail's degree 5 is 2^-32.8) rounded once by an fma. k + 127
+// lands in the low bits of -|x| log2(e) + 1.5 2^23 (one fma does the rounding, and those bits shifted up are t).
+// p's error relative to 1 + p: its rounding, the reduction's and the fit's, at most 0.42 2^-24 over the binades
+ALWAYS static inline void exp_near(VF x, VF& p, VF& t) {
   const VF z = x | C(-0.0f);  // -|x|
-  const VF s = fma_(z, C(1.44269502f), C(12583039.0f));  // 0x1.8p23 + 127: k + 127 in the low bits
+  const VF s = fma_(z, C(1.44269502f), C(12583039.0f));  // 0x1.8p23 + 127
   const VF k = s - C(12583039.0f);
   const VF r = fma_(k, C(-1.42860677e-06f), fma_(k, C(-0.693145751953125f), z));
   VF q = fma_(C(0.0013751573860645294f), r, C(0.00836965348571539f));
   q = fma_(q, r, C(0.04166959971189499f));
   q = fma_(q, r, C(0.16666512191295624f));
   q = fma_(q, r, C(0.49999988079071045f));
-  const VF t = at::vec::cast<float>(at::vec::cast<int32_t>(s) << VI(23));  // 2^k
-  const VF uh = fma_(fma_(r * r, q, r), t, t);
+  p = fma_(r * r, q, r);
+  t = at::vec::cast<float>(at::vec::cast<int32_t>(s) << VI(23));
+}
+// sigma(x) for |x| < 69 (the result normal): u = e^-|x| rounded to float32 (uh = (1 + p) t, one fma: no low
+// part), D = 1 + u = dh + dl exactly, and sigma = n / D (n = 1 for x >= 0, u below: normal, so no scale after
+// the quotient) from one quotient corrected by its exact remainder, rounded once by an fma. uh's relative error
+// is at most 1.42 2^-24 over its binades (its rounding and p's; 1.35 with expm1_tail's degree-5 fit), divided by
+// 1 + u in the result, plus the last rounding: below 1.92 ULP (the goal is 2; measured 1.47 on every 7th float32
+// bit pattern). About 28 operations per vector (40 before; torch.sigmoid's ~25). x's sign bit picks the
+// numerator (-0's u / (1 + u) is 1/2 too).
+ALWAYS static inline VF sigmoid_near(VF x) {
+  VF p, t;
+  exp_near(x, p, t);
+  const VF uh = fma_(p, t, t);
   const VF dh = C(1.0f) + uh;
   const VF dl = (C(1.0f) - dh) + uh;  // (Fast2Sum: 1 >= uh)
   const VF n = VF::blendv(C(1.0f), uh, x);
@@ -1109,8 +1117,36 @@ ALWAYS static inline void gated_grad_f(VF go, VF g, VF v, VF& dg, VF& dv, float 
 #define GELU_CLOSED -16.0f
 // silu's plain parts hold from g = -68 (k >= -100)
 #define SILU_PLAIN_LOW -68
+// silu(x) = x sigma(x) for SILU_PLAIN_LOW <= x <= SILU_OPEN (the result normal or a zero of x's sign):
+// sigmoid_near's quotient with u = uh + ul carried (ul exact, Fast2Sum: t >= |p t|), so that the only errors
+// are p's (0.42 2^-24) and the last rounding: x u an exact two-product in the numerator where x < 0, x
+// itself above; measured 1.04 ULP at most on every 7th float32 bit pattern (the exact form's 0.89, torch's
+// F.silu 2.33 over |x| < 69), in 38 instructions per vector (GCC 12, AVX2) and 25-35% less time than the exact
+// form (silu_parts: e^-|x| as h + l, the quotient as a double-float, then scaled); uh rounded with no ul was
+// 1.68 ULP for another 10-15% less: not taken
+ALWAYS static inline VF silu_near(VF x) {
+  VF p, t;
+  exp_near(x, p, t);
+  const VF pt = p * t;  // (exact: t is a normal power of two)
+  const VF uh = t + pt;
+  const VF ul = pt - (uh - t);
+  const VF dh = C(1.0f) + uh;
+  const VF dl = ((C(1.0f) - dh) + uh) + ul;
+  const VF n = VF::blendv(C(1.0f), uh, x);
+  const VF nh = x * n;
+  const VF nl = fma_(x, VF::blendv(C(0.0f), ul, x), at::vec::fmsub(x, n, nh));
+  const VF inv = C(1.0f) / dh;
+  const VF y = nh * inv;
+  // (x & -0: a zero x keeps its sign, which the sum of the signed zeros above does not; every other result's
+  // sign is already x's)
+  return fma_(at::vec::fnmadd(y, dl, at::vec::fnmadd(y, dh, nh) + nl), inv, y) | (x & C(-0.0f));
+}
+// (a lane's result depends on its x alone: the lanes in silu_near's range take its bits in every vector)
 ALWAYS static inline VF silu_f(VF x) {
-  return gated_f<silu_parts<false>, false, silu_parts<true>, SILU_PLAIN_LOW>(x, C(1.0f), SILU_OPEN, SILU_CLOSED);
+  const VF near = (x >= C((float)SILU_PLAIN_LOW)) & (x <= C(SILU_OPEN));
+  if (every(near)) return silu_near(x);
+  const VF far = gated_f<silu_parts<false>, false>(x, C(1.0f), SILU_OPEN, SILU_CLOSED);
+  return VF::blendv(far, silu_near(x & near), near);
 }
 ALWAYS static inline VF gelu_f(VF x) { return gated_f<gelu_parts, false>(x, C(1.0f), GELU_OPEN, GELU_CLOSED); }
 ALWAYS static inline VF silu_grad_f(VF go, VF x) {
