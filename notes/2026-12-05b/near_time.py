@@ -1,9 +1,10 @@
-"""ns per element of one native32 forward: the working tree's kernel against an earlier commit's (or a
-prototype's) native32.py and torch's op, interleaved in one process: x ~ 3 N(0, 1), one thread, medians of 11
-rounds.
+"""ns per element of one native32 forward (or backward: NAME given as NAME:backward): the working tree's kernel
+against an earlier commit's (or a prototype's) native32.py and torch's op (the backward: none, torch's saves its
+output), interleaved in one process: x ~ 3 N(0, 1), go ~ N(0, 1), one thread, medians of 11 rounds.
 
 Usage: git show HEAD~1:src/nonlin/kernels/native32.py > /tmp/n_old.py
-       PYTHONPATH=src python notes/2026-12-05b/near_time.py 4194304 sigmoid /tmp/n_old.py [more.py ...]"""
+       PYTHONPATH=src python notes/2026-12-05b/near_time.py 4194304 sigmoid /tmp/n_old.py [more.py ...]
+       PYTHONPATH=src python notes/2026-12-05b/near_time.py 32768 tanh:backward /tmp/n_old.py"""
 
 import sys
 from pathlib import Path
@@ -21,11 +22,13 @@ from plain_bits import load_old
 TORCH = {"sigmoid": torch.sigmoid, "silu": F.silu, "gelu": F.gelu, "tanh": torch.tanh}
 
 torch.set_num_threads(1)
-n, name = int(sys.argv[1]), sys.argv[2]
-x = torch.randn(n) * 3
-jobs = {"working tree": lambda: current.forward(name, x), "torch": lambda: TORCH[name](x)}
-for path in sys.argv[3:]:
-    other = load_old(path)
-    jobs[path] = lambda other=other: other.forward(name, x)
+n, (name, _, which) = int(sys.argv[1]), sys.argv[2].partition(":")
+x, go = torch.randn(n) * 3, torch.randn(n)
+modules = {"working tree": current, **{path: load_old(path) for path in sys.argv[3:]}}
+if which == "backward":
+    jobs = {k: (lambda m=m: m.backward(name, go, x)) for k, m in modules.items()}
+else:
+    jobs = {k: (lambda m=m: m.forward(name, x)) for k, m in modules.items()}
+    jobs["torch"] = lambda: TORCH[name](x)
 for k, v in interleaved_ns(jobs, n, 11).items():
-    print(f"{name} {n}: {k}: {v:.3f}")
+    print(f"{name} {which or 'forward'} {n}: {k}: {v:.3f}")

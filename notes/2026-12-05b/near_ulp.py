@@ -1,0 +1,54 @@
+"""Max ULP error of native32 kernels against float64 (torch's float64 ops; 1e-16 relative, far below the float32
+ULP measured) on every STEP-th float32 bit pattern (finite), the working tree's and an earlier native32.py's
+side by side, with the count of elements whose bits differ. Backward: go ~ N(0, 1) (seeded).
+ULP: the spacing above the float64 value's float32 rounding (the subnormal grid below 2^-126).
+
+Usage: git show HEAD~1:src/nonlin/kernels/native32.py > /tmp/n_old.py
+       PYTHONPATH=src python notes/2026-12-05b/near_ulp.py 7 sigmoid forward /tmp/n_old.py"""
+
+import sys
+from pathlib import Path
+
+import torch
+
+from nonlin.kernels import native32 as current
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "2026-12-04c"))
+from plain_bits import chunks, load_old
+
+VALUE = {"sigmoid": torch.sigmoid, "silu": lambda t: t * torch.sigmoid(t), "tanh": torch.tanh}
+SLOPE = {"sigmoid": lambda t: torch.sigmoid(t) * torch.sigmoid(-t), "tanh": lambda t: 1 / torch.cosh(t) ** 2}
+
+torch.set_num_threads(2)
+step, name, which = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+mods = {"working tree": current, **{p: load_old(p) for p in sys.argv[4:]}}
+gen = torch.Generator().manual_seed(0)
+worst = dict.fromkeys(mods, 0.0)
+at: dict[str, tuple] = {}
+differ = dict.fromkeys(mods, 0)
+for x in chunks(step):
+    x = x[torch.isfinite(x)]
+    if which == "forward":
+        ref = VALUE[name](x.double())
+        outs = {k: m.forward(name, x) for k, m in mods.items()}
+        go = None
+    else:
+        go = torch.randn(x.shape, generator=gen)
+        ref = go.double() * SLOPE[name](x.double())
+        outs = {k: m.backward(name, go, x) for k, m in mods.items()}
+    rf = ref.float().abs()
+    ulp = (torch.nextafter(rf, torch.tensor(float("inf"))) - rf).double()
+    ulp = torch.where(rf < 2.0**-126, torch.tensor(2.0**-149, dtype=torch.float64), ulp)
+    base = outs["working tree"]
+    for k, y in outs.items():
+        differ[k] += int((y.view(torch.int32) != base.view(torch.int32)).sum())
+        e = torch.nan_to_num((y.double() - ref).abs() / ulp, nan=0.0, posinf=0.0)
+        i = int(e.argmax())
+        if float(e[i]) > worst[k]:
+            worst[k] = float(e[i])
+            at[k] = (float(x[i]), None if go is None else float(go[i]))
+for k in mods:
+    print(
+        f"{name} {which}, every {step}th float32: {k}: max {worst[k]:.3f} ULP at (x, go) = {at.get(k)};"
+        f" {differ[k]} elements differ from the working tree"
+    )
