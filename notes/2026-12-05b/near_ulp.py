@@ -17,7 +17,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "2026-12-04c"))
 from plain_bits import chunks, load_old
 
 VALUE = {"sigmoid": torch.sigmoid, "silu": lambda t: t * torch.sigmoid(t), "tanh": torch.tanh}
-SLOPE = {"sigmoid": lambda t: torch.sigmoid(t) * torch.sigmoid(-t), "tanh": lambda t: 1 / torch.cosh(t) ** 2}
+SLOPE = {
+    "sigmoid": lambda t: torch.sigmoid(t) * torch.sigmoid(-t),
+    "tanh": lambda t: 1 / torch.cosh(t) ** 2,
+    "silu": lambda t: torch.sigmoid(t) * (1 + t * torch.sigmoid(-t)),
+}
 
 torch.set_num_threads(2)
 step, name, which = int(sys.argv[1]), sys.argv[2], sys.argv[3]

@@ -193,6 +193,15 @@ ALWAYS static inline bool every(VF mask) {
 #endif
 }
 
+// Whether no lane of a comparison's mask is set (a kernel skips a piece that only such lanes take)
+ALWAYS static inline bool none(VF mask) {
+#if defined(CPU_CAPABILITY_AVX512)
+  return _mm512_movepi32_mask(_mm512_castps_si512(mask)) == 0;
+#else
+  return _mm256_movemask_ps(mask) == 0;
+#endif
+}
+
 // 2^k y for |y| < 2^131 and integer k in [-417, 127], rounded once: k = ka + kb, kb = k clamped to [-126, 127];
 // y 2^ka (three exact steps of at least 2^-98) is normal wherever y 2^k is not below 2^-150, so only the last
 // step rounds (AVX-512: one vscalefps, which rounds once too: the same bits)
@@ -1168,8 +1177,56 @@ ALWAYS static inline VF silu_f(VF x) {
   return VF::blendv(far, silu_near(x & near), near);
 }
 ALWAYS static inline VF gelu_f(VF x) { return gated_f<gelu_parts, false>(x, C(1.0f), GELU_OPEN, GELU_CLOSED); }
+// go silu'(x) for SILU_PLAIN_LOW <= x <= SILU_OPEN and |go| in [2^-32, 2^32] or 0 (no prescale): silu_grad_far's
+// algebra (N = 1 + u (1 + x) for x >= 0, u (1 + x + u) below, over D^2) on silu_near's u = uh + ul (no scale:
+// u is normal), near the zero x0 the same polynomial (near_zero), and go (y + c) rounded once by an fma; the
+// polynomial only where a lane of the vector needs it (a lane's bits are the same either way). Measured 1.00 ULP
+// (the goal is 4; the exact form 0.81) for 26% less time than that form at 32K on one Zen 1 core; u rounded
+// (no ul) would carry its error into 1 + x + u, which cancels toward the zero.
+ALWAYS static inline VF silu_grad_near(VF go, VF x) {
+  VF p, t;
+  exp_near(x, p, t);
+  const VF pt = p * t;  // (exact)
+  const VF uh = t + pt;
+  const VF ul = pt - (uh - t);
+  const VF dh = C(1.0f) + uh;
+  const VF dl = ((C(1.0f) - dh) + uh) + ul;
+  const VF sh = C(1.0f) + x, sb = sh - C(1.0f);
+  const VF sl = (C(1.0f) - (sh - sb)) + (x - sb);  // 1 + x = sh + sl (TwoSum)
+  const VF wh = uh * sh;
+  const VF wl = fma_(uh, sh, -wh) + (uh * sl + ul * sh);
+  const VF nph = C(1.0f) + wh;
+  const VF npl = ((C(1.0f) - nph) + wh) + wl;  // 1 + u (1 + x), u (1 + x) <= 1
+  const VF mh = sh + uh, mb = mh - sh;
+  const VF ml = ((sh - (mh - mb)) + (uh - mb)) + (sl + ul);  // 1 + x + u (TwoSum)
+  const VF qh = uh * mh;
+  const VF ql = fma_(uh, mh, -qh) + (uh * ml + ul * mh);
+  const VF nh = VF::blendv(nph, qh, x), nl = VF::blendv(npl, ql, x);  // (x's sign bit; both give 1/2 at 0)
+  const VF ph = dh * dh;
+  const VF pl = fma_(dh + dh, dl, at::vec::fmsub(dh, dh, ph));
+  const VF inv = C(1.0f) / ph;
+  VF y = nh * inv;
+  VF c = (at::vec::fnmadd(y, ph, nh) + at::vec::fnmadd(y, pl, nl)) * inv;
+  const VF zh = x - C(SILU_X0_HI);
+  const VF zone = zh.abs() < C(SILU_GRAD_ZONE);
+  if (!none(zone)) {
+    const VF d = zh - C(SILU_X0_LO);
+    const Parts z = near_zero(zh, d, SILU_GRAD_P(d), SILU_X0_LO, SILU_C0_HI, SILU_C0_LO);
+    y = VF::blendv(y, z.h, zone);
+    c = VF::blendv(c, z.l, zone);
+  }
+  // (the sign of go y ORed in: a zero go or an underflowed product keeps it; every other result has it)
+  return fma_(go, y, go * c) | ((go ^ y) & C(-0.0f));
+}
+// (a lane's result depends on its x and go alone: the lanes in silu_grad_near's range take its bits in every vector)
 ALWAYS static inline VF silu_grad_f(VF go, VF x) {
-  return times_grad<silu_grad_parts<false>, false, silu_grad_parts<true>, SILU_PLAIN_LOW>(go, C(1.0f), x, SILU_CLOSED);
+  const VF g = go.abs();
+  const VF near = (x >= C((float)SILU_PLAIN_LOW)) & (x <= C(SILU_OPEN)) &
+                  (((g >= C(0x1p-32f)) & (g <= C(0x1p32f))) | (g == C(0.0f)));
+  if (every(near)) return silu_grad_near(go, x);
+  const VF far =
+      times_grad<silu_grad_parts<false>, false, silu_grad_parts<true>, SILU_PLAIN_LOW>(go, C(1.0f), x, SILU_CLOSED);
+  return VF::blendv(far, silu_grad_near(go & near, x & near), near);
 }
 ALWAYS static inline VF gelu_grad_f(VF go, VF x) {
   return times_grad<gelu_grad_parts<false>, false, gelu_grad_parts<true>>(go, C(1.0f), x, GELU_CLOSED);
