@@ -418,6 +418,23 @@ def test_large_incoming_gradients_do_not_overflow_where_the_product_is_finite(pr
 
 
 @needs_kernels
+@pytest.mark.parametrize("primitive", ["sigmoid", "tanh", "silu"])
+def test_the_near_forms_hold_at_the_edges_of_their_range(primitive):
+    """sigmoid's, tanh's and silu's near forms take go of [2^-32, 2^32] unscaled and x up to their edges (|x m| < 69,
+    silu's [-68, 20]): there the product may be subnormal (sigmoid' (-68) 2^-32 < 2^-126), rounded once all the
+    same; just outside, the exact form, each within the kernel's bounds."""
+    x = torch.cat([torch.linspace(-70, 70, 14001), torch.tensor([-69.0, -68.0, -34.5, 20.0, 34.5, 69.0])])
+    x = torch.cat([x, torch.nextafter(x, torch.tensor(float("inf"))), torch.nextafter(x, torch.tensor(-float("inf")))])
+    for s in (2.0**-32, -(2.0**-32), 2.0**32, -(2.0**32), 2.0**-32 * 0.99, 2.0**32 * 1.01):
+        go = torch.full_like(x, s)
+        ref = go.double().numpy() * REFERENCE[primitive][1](x.double().numpy())
+        err = _ulp_error(native32.backward(primitive, go, x).numpy(), ref)
+        assert err.max() <= BOUNDS[primitive][1], (s, err.max(), x[err.argmax()])
+    y = native32.forward(primitive, x)
+    assert _ulp_error(y.numpy(), REFERENCE[primitive][0](x.double().numpy())).max() <= BOUNDS[primitive][0]
+
+
+@needs_kernels
 @pytest.mark.parametrize("primitive", sorted(native32.PRIMITIVES))
 def test_infinite_incoming_gradients_give_the_ieee_product(primitive):
     """go = +-inf: the infinity of go f'(x)'s sign where f'(x) is not 0, NaN where it is (the infinities of x where
