@@ -225,12 +225,14 @@ ALWAYS static inline VF prescaled(VF a, VF& s) {
   return a * VF::blendv(VF::blendv(C(1.0f), C(0x1p64f), up), C(0x1p-64f), down);
 }
 
-// Whether every lane's |a| is in [2^-32, 2^32] or 0, where prescaled leaves a as it is (s = 0; a zero's scale
-// only scales zeros): the plain forms skip it there
-ALWAYS static inline bool unscaled(VF a) {
+// The lanes whose |a| is in [2^-32, 2^32] or 0, where prescaled leaves a as it is (s = 0; a zero's scale only
+// scales zeros), and whether every lane is one: the plain forms skip it there, and the near forms' products with
+// such a go need no scale
+ALWAYS static inline VF unscaled_lanes(VF a) {
   const VF m = a.abs();
-  return every(((m >= C(0x1p-32f)) | (m == C(0.0f))) & (m <= C(0x1p32f)));
+  return ((m >= C(0x1p-32f)) | (m == C(0.0f))) & (m <= C(0x1p32f));
 }
+ALWAYS static inline bool unscaled(VF a) { return every(unscaled_lanes(a)); }
 
 // u v (h + l) 2^k rounded once, for u and v of any float32 magnitude: both prescaled, so that their exact
 // two-product ph + pl neither overflows nor underflows wherever the result is finite and not below 2^-150
@@ -313,6 +315,17 @@ ALWAYS static inline void exp_near(VF x, VF& p, VF& t) {
   p = fma_(r * r, q, r);
   t = at::vec::cast<float>(at::vec::cast<int32_t>(s) << VI(23));
 }
+// u = e^-|x| = uh + ul with no rounding of its own (p t exact: t is a normal power of two; Fast2Sum: t >= |p t|),
+// and D = 1 + u = dh + dl exactly, for |x| < 69: only p's error remains (0.42 2^-24)
+ALWAYS static inline void one_plus_near(VF x, VF& uh, VF& ul, VF& dh, VF& dl) {
+  VF p, t;
+  exp_near(x, p, t);
+  const VF pt = p * t;
+  uh = t + pt;
+  ul = pt - (uh - t);
+  dh = C(1.0f) + uh;
+  dl = ((C(1.0f) - dh) + uh) + ul;
+}
 // sigma(x) for |x| < 69 (the result normal): u = e^-|x| rounded to float32 (uh = (1 + p) t, one fma: no low
 // part), D = 1 + u = dh + dl exactly, and sigma = n / D (n = 1 for x >= 0, u below: normal, so no scale after
 // the quotient) from one quotient corrected by its exact remainder, rounded once by an fma. uh's relative error
@@ -362,10 +375,10 @@ ALWAYS static inline VF grad_core(VF go, VF a, float c) {
 }
 // go c u / (1 + u)^2 for a < 69 and |go| in [2^-32, 2^32] or 0 (no prescale): u = e^-a rounded to float32 (uh,
 // exp_near's), D^2 = ph + pl from D = 1 + u = dh + dl exact (dl^2 < 2^-48 omitted), the quotient y + cy, and
-// go c (y + cy) rounded once. uh's error (1.42 2^-24) is the largest: about 2 ULP at most (the goal is 4; measured 1.67
-// for sigmoid, 1.71 for tanh on the tests' samples; 0.82 and 0.86 from the exact form), for 24-28% less time
-// than that form (grad_core) at 32K on one Zen 1 core. With u carried as uh + ul (silu_near's way) it read 1.03
-// for 16% less: the rounded u is taken here, twice inside the goal.
+// go c (y + cy) rounded once. uh's error (1.42 2^-24) is the largest: about 2 ULP at most (the goal is 4;
+// measured 1.75 for sigmoid and tanh on the tests' samples and on every 7th float32 bit pattern, 0.85 and 0.82
+// from the exact form), for 24-28% less time than that form (grad_core) on one Zen 1 core. With u carried as
+// uh + ul (one_plus_near) it read 1.03 for 16% less: the rounded u is taken here, twice inside the goal.
 ALWAYS static inline VF sigma_grad_near(VF go, VF a, float c) {
   VF p, t;
   exp_near(a, p, t);
@@ -385,8 +398,7 @@ ALWAYS static inline VF sigma_grad_near(VF go, VF a, float c) {
 // x and go alone (the lanes in sigma_grad_near's range take its bits in every vector)
 ALWAYS static inline VF sigma_grad(VF go, VF x, float c, float m) {
   const VF a = x.abs() * C(m);
-  const VF g = go.abs();
-  const VF near = (a < C(69.0f)) & (((g >= C(0x1p-32f)) & (g <= C(0x1p32f))) | (g == C(0.0f)));
+  const VF near = (a < C(69.0f)) & unscaled_lanes(go);
   if (every(near)) return sigma_grad_near(go, a, c);
   const VF far = nan_to(zero_derivative_at(grad_core(go, a, c), go, x.abs() == C(INFINITY)), x);
   return VF::blendv(far, sigma_grad_near(go & near, a & near, c), near);
@@ -1145,21 +1157,15 @@ ALWAYS static inline void gated_grad_f(VF go, VF g, VF v, VF& dg, VF& dv, float 
 #define GELU_CLOSED -16.0f
 // silu's plain parts hold from g = -68 (k >= -100)
 #define SILU_PLAIN_LOW -68
-// silu(x) = x sigma(x) for SILU_PLAIN_LOW <= x <= SILU_OPEN (the result normal or a zero of x's sign):
-// sigmoid_near's quotient with u = uh + ul carried (ul exact, Fast2Sum: t >= |p t|), so that the only errors
-// are p's (0.42 2^-24) and the last rounding: x u an exact two-product in the numerator where x < 0, x
+// silu(x) = x sigma(x) for SILU_PLAIN_LOW <= x <= SILU_OPEN (u normal): sigmoid_near's quotient with u = uh + ul
+// carried (one_plus_near), so that the only errors are p's (0.42 2^-24) and the last rounding: x u an exact two-product in the numerator where x < 0, x
 // itself above; measured 1.04 ULP at most on every 7th float32 bit pattern (the exact form's 0.89, torch's
 // F.silu 2.33 over |x| < 69), in 38 instructions per vector (GCC 12, AVX2) and 25-35% less time than the exact
 // form (silu_parts: e^-|x| as h + l, the quotient as a double-float, then scaled); uh rounded with no ul was
 // 1.68 ULP for another 10-15% less: not taken
 ALWAYS static inline VF silu_near(VF x) {
-  VF p, t;
-  exp_near(x, p, t);
-  const VF pt = p * t;  // (exact: t is a normal power of two)
-  const VF uh = t + pt;
-  const VF ul = pt - (uh - t);
-  const VF dh = C(1.0f) + uh;
-  const VF dl = ((C(1.0f) - dh) + uh) + ul;
+  VF uh, ul, dh, dl;
+  one_plus_near(x, uh, ul, dh, dl);
   const VF n = VF::blendv(C(1.0f), uh, x);
   const VF nh = x * n;
   const VF nl = fma_(x, VF::blendv(C(0.0f), ul, x), at::vec::fmsub(x, n, nh));
@@ -1178,19 +1184,15 @@ ALWAYS static inline VF silu_f(VF x) {
 }
 ALWAYS static inline VF gelu_f(VF x) { return gated_f<gelu_parts, false>(x, C(1.0f), GELU_OPEN, GELU_CLOSED); }
 // go silu'(x) for SILU_PLAIN_LOW <= x <= SILU_OPEN and |go| in [2^-32, 2^32] or 0 (no prescale): silu_grad_far's
-// algebra (N = 1 + u (1 + x) for x >= 0, u (1 + x + u) below, over D^2) on silu_near's u = uh + ul (no scale:
-// u is normal), near the zero x0 the same polynomial (near_zero), and go (y + c) rounded once by an fma; the
-// polynomial only where a lane of the vector needs it (a lane's bits are the same either way). Measured 1.00 ULP
-// (the goal is 4; the exact form 0.81) for 26% less time than that form at 32K on one Zen 1 core; u rounded
-// (no ul) would carry its error into 1 + x + u, which cancels toward the zero.
+// algebra (N = 1 + u (1 + x) for x >= 0, u (1 + x + u) below, over D^2) on u = uh + ul (one_plus_near; no
+// scale: u is normal), near the zero x0 the same polynomial (near_zero), and go (y + c) rounded once by an fma;
+// the polynomial only where a lane of the vector needs it (a lane's bits are the same either way). Measured 1.01
+// ULP on the tests' samples, 1.11 on every 7th float32 bit pattern (the goal is 4; the exact form 0.81 and 0.90),
+// for 26% less time than that form at 32K on one Zen 1 core; u rounded (no ul) would carry its error into
+// 1 + x + u, which cancels toward the zero.
 ALWAYS static inline VF silu_grad_near(VF go, VF x) {
-  VF p, t;
-  exp_near(x, p, t);
-  const VF pt = p * t;  // (exact)
-  const VF uh = t + pt;
-  const VF ul = pt - (uh - t);
-  const VF dh = C(1.0f) + uh;
-  const VF dl = ((C(1.0f) - dh) + uh) + ul;
+  VF uh, ul, dh, dl;
+  one_plus_near(x, uh, ul, dh, dl);
   const VF sh = C(1.0f) + x, sb = sh - C(1.0f);
   const VF sl = (C(1.0f) - (sh - sb)) + (x - sb);  // 1 + x = sh + sl (TwoSum)
   const VF wh = uh * sh;
@@ -1220,9 +1222,7 @@ ALWAYS static inline VF silu_grad_near(VF go, VF x) {
 }
 // (a lane's result depends on its x and go alone: the lanes in silu_grad_near's range take its bits in every vector)
 ALWAYS static inline VF silu_grad_f(VF go, VF x) {
-  const VF g = go.abs();
-  const VF near = (x >= C((float)SILU_PLAIN_LOW)) & (x <= C(SILU_OPEN)) &
-                  (((g >= C(0x1p-32f)) & (g <= C(0x1p32f))) | (g == C(0.0f)));
+  const VF near = (x >= C((float)SILU_PLAIN_LOW)) & (x <= C(SILU_OPEN)) & unscaled_lanes(go);
   if (every(near)) return silu_grad_near(go, x);
   const VF far =
       times_grad<silu_grad_parts<false>, false, silu_grad_parts<true>, SILU_PLAIN_LOW>(go, C(1.0f), x, SILU_CLOSED);
