@@ -53,6 +53,6 @@ for x in chunks(step):
             at[k] = (float(x[i]), None if go is None else float(go[i]))
 for k in mods:
     print(
-        f"{name} {which}, every {step}th float32: {k}: max {worst[k]:.3f} ULP at (x, go) = {at.get(k)};"
+        f"{name} {which}, one float32 bit pattern in {step}: {k}: max {worst[k]:.3f} ULP at (x, go) = {at.get(k)};"
         f" {differ[k]} elements differ from the working tree"
     )
