@@ -548,19 +548,25 @@ template <bool PLAIN = false> ALWAYS static inline Parts silu_parts(VF x, VF xs)
 // (u = e^-|x|, each sum and product carried as hi + lo); near its zero x0 = -1.2785 the polynomial in
 // d = x - x0 of ops.torch_compiled.swish_grad_float32 (the same fit); below -200 a negative zero
 // silu'(z) = N / D^2 away from its zero, for z = zh (+ zl where LOW: quick_gelu's beta x) and u = e^-|z| in o
+// silu''s two numerators as hi + lo from 1 + z = sh + sl and u = uh + ul: 1 + u (1 + z) (z >= 0: positive terms,
+// u (1 + z) <= 1) as np, and f (1 + z + u) as q, f = fh + fl the factor u itself or its unscaled E = u 2^-k
+ALWAYS static inline void silu_grad_numerators(VF sh, VF sl, VF uh, VF ul, VF fh, VF fl, VF& nph, VF& npl, VF& qh,
+                                               VF& ql) {
+  const VF wh = uh * sh;
+  const VF wl = fma_(uh, sh, -wh) + (uh * sl + ul * sh);
+  nph = C(1.0f) + wh;
+  npl = ((C(1.0f) - nph) + wh) + wl;
+  const VF mh = sh + uh, mb = mh - sh;
+  const VF ml = ((sh - (mh - mb)) + (uh - mb)) + (sl + ul);  // 1 + z + u (TwoSum)
+  qh = fh * mh;
+  ql = fma_(fh, mh, -qh) + (fh * ml + fl * mh);
+}
 template <bool LOW> ALWAYS static inline Parts silu_grad_far(VF zh, VF zl, VF pos, const OnePlus& o) {
-  const VF uh = o.uh, ul = o.ul;
   const VF sh = C(1.0f) + zh, sb = sh - C(1.0f);
   VF sl = (C(1.0f) - (sh - sb)) + (zh - sb);  // 1 + z = sh + sl (TwoSum)
   if constexpr (LOW) sl = sl + zl;
-  const VF wh = uh * sh;
-  const VF wl = fma_(uh, sh, -wh) + (uh * sl + ul * sh);
-  const VF nph = C(1.0f) + wh;
-  const VF npl = ((C(1.0f) - nph) + wh) + wl;  // 1 + u (1 + z), u (1 + z) <= 1
-  const VF mh = sh + uh, mb = mh - sh;
-  const VF ml = ((sh - (mh - mb)) + (uh - mb)) + (sl + ul);  // 1 + z + u (TwoSum)
-  const VF qh = o.e.h * mh;
-  const VF ql = fma_(o.e.h, mh, -qh) + (o.e.h * ml + o.e.l * mh);
+  VF nph, npl, qh, ql;
+  silu_grad_numerators(sh, sl, o.uh, o.ul, o.e.h, o.e.l, nph, npl, qh, ql);
   const VF nh = VF::blendv(qh, nph, pos), nl = VF::blendv(ql, npl, pos);
   const VF ph = o.dh * o.dh;
   const VF pl = fma_(o.dh, o.dh, -ph) + (o.dh + o.dh) * o.dl;
@@ -1195,14 +1201,8 @@ ALWAYS static inline VF silu_grad_near(VF go, VF x) {
   one_plus_near(x, uh, ul, dh, dl);
   const VF sh = C(1.0f) + x, sb = sh - C(1.0f);
   const VF sl = (C(1.0f) - (sh - sb)) + (x - sb);  // 1 + x = sh + sl (TwoSum)
-  const VF wh = uh * sh;
-  const VF wl = fma_(uh, sh, -wh) + (uh * sl + ul * sh);
-  const VF nph = C(1.0f) + wh;
-  const VF npl = ((C(1.0f) - nph) + wh) + wl;  // 1 + u (1 + x), u (1 + x) <= 1
-  const VF mh = sh + uh, mb = mh - sh;
-  const VF ml = ((sh - (mh - mb)) + (uh - mb)) + (sl + ul);  // 1 + x + u (TwoSum)
-  const VF qh = uh * mh;
-  const VF ql = fma_(uh, mh, -qh) + (uh * ml + ul * mh);
+  VF nph, npl, qh, ql;
+  silu_grad_numerators(sh, sl, uh, ul, uh, ul, nph, npl, qh, ql);
   const VF nh = VF::blendv(nph, qh, x), nl = VF::blendv(npl, ql, x);  // (x's sign bit; both give 1/2 at 0)
   const VF ph = dh * dh;
   const VF pl = fma_(dh + dh, dl, at::vec::fmsub(dh, dh, ph));
