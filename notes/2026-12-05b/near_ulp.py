@@ -9,6 +9,7 @@ Usage: git show HEAD~1:src/nonlin/kernels/native32.py > /tmp/n_old.py
 import sys
 from pathlib import Path
 
+import scipy.special
 import torch
 
 from nonlin.kernels import native32 as current
@@ -16,11 +17,17 @@ from nonlin.kernels import native32 as current
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "2026-12-04c"))
 from plain_bits import chunks, load_old
 
-VALUE = {"sigmoid": torch.sigmoid, "silu": lambda t: t * torch.sigmoid(t), "tanh": torch.tanh}
+def _ndtr(t):
+    """Phi in float64 by scipy (torch's float64 ndtr is 1 + erf: 0 below -8)."""
+    return torch.from_numpy(scipy.special.ndtr(t.numpy()))
+
+
+VALUE = {"sigmoid": torch.sigmoid, "silu": lambda t: t * torch.sigmoid(t), "tanh": torch.tanh, "gelu": lambda t: t * _ndtr(t)}
 SLOPE = {
     "sigmoid": lambda t: torch.sigmoid(t) * torch.sigmoid(-t),
     "tanh": lambda t: 1 / torch.cosh(t) ** 2,
     "silu": lambda t: torch.sigmoid(t) * (1 + t * torch.sigmoid(-t)),
+    "gelu": lambda t: _ndtr(t) + t * torch.exp(-t * t / 2) / (2 * torch.pi) ** 0.5,
 }
 
 torch.set_num_threads(2)

@@ -303,8 +303,7 @@ ALWAYS static inline VF sigmoid_tail(VF x) {
 // tools/fit_expm1_float32.py 4 0.35, 2^-27.9; expm1_tail's degree 5 is 2^-32.8) rounded once by an fma. k + 127
 // lands in the low bits of -|x| log2(e) + 1.5 2^23 (one fma does the rounding, and those bits shifted up are t).
 // p's error relative to 1 + p: its rounding, the reduction's and the fit's, at most 0.42 2^-24 over the binades
-ALWAYS static inline void exp_near(VF x, VF& p, VF& t) {
-  const VF z = x | C(-0.0f);  // -|x|
+ALWAYS static inline void exp_near_of(VF z, VF& p, VF& t) {  // e^z for -69 < z <= 0
   const VF s = fma_(z, C(1.44269502f), C(12583039.0f));  // 0x1.8p23 + 127
   const VF k = s - C(12583039.0f);
   const VF r = fma_(k, C(-1.42860677e-06f), fma_(k, C(-0.693145751953125f), z));
@@ -315,6 +314,7 @@ ALWAYS static inline void exp_near(VF x, VF& p, VF& t) {
   p = fma_(r * r, q, r);
   t = at::vec::cast<float>(at::vec::cast<int32_t>(s) << VI(23));
 }
+ALWAYS static inline void exp_near(VF x, VF& p, VF& t) { exp_near_of(x | C(-0.0f), p, t); }  // e^-|x|
 // u = e^-|x| = uh + ul with no rounding of its own (p t exact: t is a normal power of two; Fast2Sum: t >= |p t|),
 // and D = 1 + u = dh + dl exactly, for |x| < 69: only p's error remains (0.42 2^-24)
 ALWAYS static inline void one_plus_near(VF x, VF& uh, VF& ul, VF& dh, VF& dl) {
@@ -1188,7 +1188,44 @@ ALWAYS static inline VF silu_f(VF x) {
   const VF far = gated_f<silu_parts<false>, false>(x, C(1.0f), SILU_OPEN, SILU_CLOSED);
   return VF::blendv(far, silu_near(x & near), near);
 }
-ALWAYS static inline VF gelu_f(VF x) { return gated_f<gelu_parts, false>(x, C(1.0f), GELU_OPEN, GELU_CLOSED); }
+// gelu(x) = x Phi(x) for -GELU_NEAR <= x < inf, with no scale: Phi(-a) = (t / 2) W, a = |x| clamped at GELU_NEAR
+// (above, Phi(-a) < 2^-97 and the result rounds to x), e^{-a^2/2} = t (1 + p) (exp_near of a^2 / 2 rounded, sh,
+// its low part folded into erfcx's factor: e^{-sl/2} = 1 - sl/2 to 2^-38), W = (1 + p)(1 + q') / D (1 + q' =
+// (1 + a) erfcx(a / sqrt2) (1 - sl/2), gauss's fit; D = 1 + a exact as dh + dl), W = y + c from one quotient and
+// its exact remainder; x W t/2 for x < 0 and x (1 - W t/2) above, each rounded once by an fma
+#define GELU_NEAR 9.0f
+ALWAYS static inline VF gelu_near(VF x) {
+  const VF a = min_or_second(x.abs(), C(GELU_NEAR));  // (NaN lanes are not near)
+  const VF sh = a * (a * C(0.5f));
+  const VF sl = fma_(a, a * C(0.5f), -sh);  // a^2 / 2 = sh + sl
+  VF p, t;
+  exp_near_of(-sh, p, t);
+  const VF u = a / (a + C(4.0f));
+  const VF d = C(2.0f) * u - C(1.0f), d2 = d * d, d4 = d2 * d2;
+  const VF qp = ERFCX_Q_ESTRIN(d, d2, d4, d4 * d4);
+  const VF qh = fma_(u, qp, C(1.0f));
+  const VF ql = fma_(u, qp, C(1.0f) - qh);  // 1 + q = qh + ql (1 - qh exact: qh in [0.79, 1.03])
+  const VF nh = fma_(p, qh, qh);  // (1 + p)(qh + ql)(1 - sl) = nh + nl
+  const VF nl = at::vec::fnmadd(sl, nh, fma_(p, qh, qh - nh) + fma_(ql, p, ql));
+  const VF big = max_or_second(a, C(1.0f)), small = min_or_second(a, C(1.0f));
+  const VF dh = big + small;
+  const VF dl = small - (dh - big);  // 1 + a (Fast2Sum)
+  const VF inv = C(1.0f) / dh;
+  const VF y = nh * inv;
+  const VF c = (at::vec::fnmadd(y, dh, nh) + at::vec::fnmadd(y, dl, nl)) * inv;
+  const VF th = t * C(0.5f);
+  const VF wh = y * th, wl = c * th;  // Phi(-a) = wh + wl (exact scalings: t / 2 >= 2^-101)
+  const VF oh = C(1.0f) - wh;
+  const VF ol = ((C(1.0f) - oh) - wh) - wl;  // 1 - Phi(-a) (Fast2Sum: 1 >= wh)
+  const VF fh = VF::blendv(oh, wh, x), fl = VF::blendv(ol, wl, x);  // Phi(x) (x's sign bit)
+  return fma_(x, fh, x * fl);
+}
+ALWAYS static inline VF gelu_f(VF x) {
+  const VF near = (x >= C(-GELU_NEAR)) & (x <= C(FLT_MAX));
+  if (every(near)) return gelu_near(x);
+  const VF far = gated_f<gelu_parts, false>(x, C(1.0f), GELU_OPEN, GELU_CLOSED);
+  return VF::blendv(far, gelu_near(x & near), near);
+}
 // go silu'(x) for SILU_PLAIN_LOW <= x <= SILU_OPEN and |go| in [2^-32, 2^32] or 0 (no prescale): silu_grad_far's
 // algebra (N = 1 + u (1 + x) for x >= 0, u (1 + x + u) below, over D^2) on u = uh + ul (one_plus_near; no
 // scale: u is normal), near the zero x0 the same polynomial (near_zero), and go (y + c) rounded once by an fma;
@@ -1228,8 +1265,53 @@ ALWAYS static inline VF silu_grad_f(VF go, VF x) {
       times_grad<silu_grad_parts<false>, false, silu_grad_parts<true>, SILU_PLAIN_LOW>(go, C(1.0f), x, SILU_CLOSED);
   return VF::blendv(far, silu_grad_near(go & near, x & near), near);
 }
+// go gelu'(x) for -GELU_NEAR <= x < inf and |go| in [2^-32, 2^32] or 0 (no prescale): gelu_grad_of's algebra,
+// S = E B with B = T - A, T = (1 + q) / (2 D) as y + c from one quotient, A = a / sqrt(2 pi), and E as in gelu_near
+// (e^{-sl/2} folded in): S for x < 0 and 1 - S above; near the zero x0 its polynomial (near_zero, where a lane
+// needs it); go (fh + fl) rounded once by an fma
+ALWAYS static inline VF gelu_grad_near(VF go, VF x) {
+  const VF a = min_or_second(x.abs(), C(GELU_NEAR));  // (NaN lanes are not near)
+  const VF sh = a * (a * C(0.5f));
+  const VF sl = fma_(a, a * C(0.5f), -sh);  // a^2 / 2 = sh + sl
+  VF p, t;
+  exp_near_of(-sh, p, t);
+  const VF u = a / (a + C(4.0f));
+  const VF v = C(2.0f) * u - C(1.0f), v2 = v * v, v4 = v2 * v2;
+  const VF qp = ERFCX_Q_ESTRIN(v, v2, v4, v4 * v4);
+  const VF qh = fma_(u, qp, C(1.0f));
+  const VF ql = fma_(u, qp, C(1.0f) - qh);  // 1 + q = qh + ql
+  const VF big = max_or_second(a, C(1.0f)), small = min_or_second(a, C(1.0f));
+  const VF dh = big + small;
+  const VF dl = small - (dh - big);  // 1 + a (Fast2Sum)
+  const VF inv = C(1.0f) / dh;
+  const VF y = qh * inv;
+  const VF c = (at::vec::fnmadd(y, dh, qh) + at::vec::fnmadd(y, dl, ql)) * inv;  // 2T = y + c
+  const VF ah = a * C(SQRT_2_OVER_PI_HI);
+  const VF al = fma_(a, C(SQRT_2_OVER_PI_HI), -ah) + a * C(SQRT_2_OVER_PI_LO);  // 2A = ah + al
+  const VF bh = y - ah, bb = bh - y;
+  const VF bl = ((y - (bh - bb)) + (-ah - bb)) + (c - al);  // 2B = bh + bl (TwoSum)
+  const VF eh = fma_(p, bh, bh);  // (1 + p)(bh + bl)(1 - sl) = eh + el
+  const VF el = at::vec::fnmadd(sl, eh, fma_(p, bh, bh - eh) + fma_(bl, p, bl));
+  const VF th = t * C(0.5f);
+  const VF wh = eh * th, wl = el * th;  // S = wh + wl
+  const VF oh = C(1.0f) - wh;
+  const VF ol = ((C(1.0f) - oh) - wh) - wl;  // 1 - S (Fast2Sum: 1 >= |S|)
+  VF fh = VF::blendv(oh, wh, x), fl = VF::blendv(ol, wl, x);  // gelu'(x) (x's sign bit)
+  const VF zh = x - C(GELU_X0_HI);
+  const VF zone = zh.abs() < C(GELU_ZONE);
+  if (!none(zone)) {
+    const VF d = zh - C(GELU_X0_LO);
+    const Parts z = near_zero(zh, d, GELU_GRAD_P(d), GELU_X0_LO, GELU_C0_HI, GELU_C0_LO);
+    fh = VF::blendv(fh, z.h, zone);
+    fl = VF::blendv(fl, z.l, zone);
+  }
+  return fma_(go, fh, go * fl) | ((go ^ fh) & C(-0.0f));
+}
 ALWAYS static inline VF gelu_grad_f(VF go, VF x) {
-  return times_grad<gelu_grad_parts<false>, false, gelu_grad_parts<true>>(go, C(1.0f), x, GELU_CLOSED);
+  const VF near = (x >= C(-GELU_NEAR)) & (x <= C(FLT_MAX)) & unscaled_lanes(go);
+  if (every(near)) return gelu_grad_near(go, x);
+  const VF far = times_grad<gelu_grad_parts<false>, false, gelu_grad_parts<true>>(go, C(1.0f), x, GELU_CLOSED);
+  return VF::blendv(far, gelu_grad_near(go & near, x & near), near);
 }
 ALWAYS static inline VF quick_gelu_f(VF x) { return gated_f<quick_parts, false>(x, C(1.0f), QG_OPEN, -75.0f); }
 ALWAYS static inline VF quick_gelu_grad_f(VF go, VF x) {
@@ -1524,6 +1606,20 @@ def _horner(coefficients) -> str:
     return expr
 
 
+def _estrin(coefficients) -> str:
+    """A C++ macro body evaluating the polynomial (highest degree first) at d by Estrin's scheme, given d's
+    powers d2, d4, d8 (up to degree 15): about half Horner's chain of dependent fmas, for a few more operations
+    (a kernel whose chain outlasts the reorder window waits on it)."""
+    terms = [f"C({_f32(c)})" for c in reversed(coefficients)]  # ascending
+    for power in ("d", "d2", "d4", "d8"):
+        if len(terms) == 1:
+            return terms[0]
+        odd = [terms[-1]] if len(terms) % 2 else []
+        terms = [f"fma_({b}, {power}, {a})" for a, b in zip(terms[0::2], terms[1::2], strict=False)] + odd
+    assert len(terms) == 1, "degree above 15"
+    return terms[0]
+
+
 def _constants() -> str:
     """The fitted constants the kernels share with ops.torch_compiled's float32 forms (one source)."""
     from nonlin.ops import torch_compiled as tc
@@ -1560,6 +1656,8 @@ def _constants() -> str:
         GELU_C0_HI=c0_hi,
         GELU_C0_LO=tc._GELU_C0 - c0_hi,
         GELU_ZONE=tc._GELU_ZONE,
+        SQRT_2_OVER_PI_HI=_f32_value(2.0 * _INV_SQRT_2PI),
+        SQRT_2_OVER_PI_LO=2.0 * _INV_SQRT_2PI - _f32_value(2.0 * _INV_SQRT_2PI),
         INV_SQRT_2PI_HI=_f32_value(_INV_SQRT_2PI),
         INV_SQRT_2PI_LO=_INV_SQRT_2PI - _f32_value(_INV_SQRT_2PI),
     )
@@ -1592,6 +1690,7 @@ def _constants() -> str:
     lines.append(f"#define GT_GRAD_P(d) ({_horner(GELU_TANH_GRAD_P)})")
     lines.append(f"#define TE_GRAD_P(d) ({_horner(TANHEXP_GRAD_P)})")
     lines.append(f"#define ERFCX_Q(d) ({_horner(tc._ERFCX_Q)})")
+    lines.append(f"#define ERFCX_Q_ESTRIN(d, d2, d4, d8) ({_estrin(tc._ERFCX_Q)})")
     assert tc._ERFCX_K == 4.0 and tc._PHI_LIMIT == 16.0  # (gauss's u = a / (a + 4), a <= 16)
     return "\n".join(lines) + "\n"
 
