@@ -17,12 +17,18 @@ from nonlin.kernels import native32 as current
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "2026-12-04c"))
 from plain_bits import chunks, load_old
 
+
 def _ndtr(t):
     """Phi in float64 by scipy (torch's float64 ndtr is 1 + erf: 0 below -8)."""
     return torch.from_numpy(scipy.special.ndtr(t.numpy()))
 
 
-VALUE = {"sigmoid": torch.sigmoid, "silu": lambda t: t * torch.sigmoid(t), "tanh": torch.tanh, "gelu": lambda t: t * _ndtr(t)}
+VALUE = {
+    "sigmoid": torch.sigmoid,
+    "silu": lambda t: t * torch.sigmoid(t),
+    "tanh": torch.tanh,
+    "gelu": lambda t: t * _ndtr(t),
+}
 SLOPE = {
     "sigmoid": lambda t: torch.sigmoid(t) * torch.sigmoid(-t),
     "tanh": lambda t: 1 / torch.cosh(t) ** 2,
