@@ -19,7 +19,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "2026-12-05a"))
 from interleave import interleaved_ns
 from plain_bits import load_old
 
-TORCH = {"sigmoid": torch.sigmoid, "silu": F.silu, "gelu": F.gelu, "tanh": torch.tanh}
+TORCH = {
+    "sigmoid": torch.sigmoid,
+    "silu": F.silu,
+    "gelu": F.gelu,
+    "tanh": torch.tanh,
+    "quick_gelu": lambda x: x * torch.sigmoid(1.702 * x),  # (the textbook composite: torch has no op)
+    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+}
 
 torch.set_num_threads(1)
 n, (name, _, which) = int(sys.argv[1]), sys.argv[2].partition(":")

@@ -23,17 +23,28 @@ def _ndtr(t):
     return torch.from_numpy(scipy.special.ndtr(t.numpy()))
 
 
+_GT_2C, _GT_A = 2 * (2 / torch.pi) ** 0.5, 0.044715  # gelu_tanh: x sigma(2c (x + a x^3))
+
+
+def _z(t):
+    return _GT_2C * (t + _GT_A * t**3)
+
+
 VALUE = {
     "sigmoid": torch.sigmoid,
     "silu": lambda t: t * torch.sigmoid(t),
     "tanh": torch.tanh,
     "gelu": lambda t: t * _ndtr(t),
+    "quick_gelu": lambda t: t * torch.sigmoid(1.702 * t),
+    "gelu_tanh": lambda t: t * torch.sigmoid(_GT_2C * (t + _GT_A * t**3)),
 }
 SLOPE = {
     "sigmoid": lambda t: torch.sigmoid(t) * torch.sigmoid(-t),
     "tanh": lambda t: 1 / torch.cosh(t) ** 2,
     "silu": lambda t: torch.sigmoid(t) * (1 + t * torch.sigmoid(-t)),
     "gelu": lambda t: _ndtr(t) + t * torch.exp(-t * t / 2) / (2 * torch.pi) ** 0.5,
+    "quick_gelu": lambda t: torch.sigmoid(1.702 * t) * (1 + 1.702 * t * torch.sigmoid(-1.702 * t)),
+    "gelu_tanh": lambda t: torch.sigmoid(_z(t)) * (1 + _GT_2C * t * (1 + 3 * _GT_A * t * t) * torch.sigmoid(-_z(t))),
 }
 
 torch.set_num_threads(2)

@@ -317,12 +317,16 @@ ALWAYS static inline void exp_near_of(VF z, VF& p, VF& t) {  // e^z for -69 < z 
 ALWAYS static inline void exp_near(VF x, VF& p, VF& t) { exp_near_of(x | C(-0.0f), p, t); }  // e^-|x|
 // u = e^-|x| = uh + ul with no rounding of its own (p t exact: t is a normal power of two; Fast2Sum: t >= |p t|),
 // and D = 1 + u = dh + dl exactly, for |x| < 69: only p's error remains (0.42 2^-24)
-ALWAYS static inline void one_plus_near(VF x, VF& uh, VF& ul, VF& dh, VF& dl) {
+// (LOW: u = e^{-|x| + nzl}, nzl the low part of an argument carried as hi + lo, |nzl| < 2^-17: e^{nzl} = 1 + nzl
+// to 2^-35, folded into ul)
+template <bool LOW = false>
+ALWAYS static inline void one_plus_near(VF x, VF& uh, VF& ul, VF& dh, VF& dl, VF nzl = VF(0.0f)) {
   VF p, t;
   exp_near(x, p, t);
   const VF pt = p * t;
   uh = t + pt;
   ul = pt - (uh - t);
+  if constexpr (LOW) ul = fma_(uh, nzl, ul);
   dh = C(1.0f) + uh;
   dl = ((C(1.0f) - dh) + uh) + ul;
 }
@@ -1169,9 +1173,10 @@ ALWAYS static inline void gated_grad_f(VF go, VF g, VF v, VF& dg, VF& dv, float 
 // F.silu 2.33 over |x| < 69), in 38 instructions per vector (GCC 12, AVX2) and 25-35% less time than the exact
 // form (silu_parts: e^-|x| as h + l, the quotient as a double-float, then scaled); uh rounded with no ul was
 // 1.68 ULP for another 10-15% less: not taken
-ALWAYS static inline VF silu_near(VF x) {
+// (LOW: x sigma(z) for z = zh + zl of x's sign, nzl the low part of -|z|: quick_gelu)
+template <bool LOW = false> ALWAYS static inline VF silu_near_of(VF x, VF zh, VF nzl) {
   VF uh, ul, dh, dl;
-  one_plus_near(x, uh, ul, dh, dl);
+  one_plus_near<LOW>(zh, uh, ul, dh, dl, nzl);
   const VF n = VF::blendv(C(1.0f), uh, x);
   const VF nh = x * n;
   const VF nl = fma_(x, VF::blendv(C(0.0f), ul, x), at::vec::fmsub(x, n, nh));
@@ -1181,6 +1186,7 @@ ALWAYS static inline VF silu_near(VF x) {
   // sign is already x's)
   return fma_(at::vec::fnmadd(y, dl, at::vec::fnmadd(y, dh, nh) + nl), inv, y) | (x & C(-0.0f));
 }
+ALWAYS static inline VF silu_near(VF x) { return silu_near_of(x, x, C(0.0f)); }
 // (a lane's result depends on its x alone: the lanes in silu_near's range take its bits in every vector)
 ALWAYS static inline VF silu_f(VF x) {
   const VF near = (x >= C((float)SILU_PLAIN_LOW)) & (x <= C(SILU_OPEN));
@@ -1277,11 +1283,16 @@ ALWAYS static inline VF gelu_f(VF x) {
 // ULP on the tests' samples, 1.11 on every 7th float32 bit pattern (the goal is 4; the exact form 0.81 and 0.90),
 // for 26% less time than that form at 32K on one Zen 1 core; u rounded (no ul) would carry its error into
 // 1 + x + u, which cancels toward the zero.
-ALWAYS static inline VF silu_grad_near(VF go, VF x) {
+// The same algebra for quick_gelu'(x) = silu'(z) (KIND QUICK_GELU: z = beta x = zh + zl, w = z) and gelu_tanh'(x) =
+// sigma(z) (1 + w sigma(-z)) (KIND GELU_TANH: w = m = x z'(x) = wh + wl), nzl the low part of -|z|, each with its
+// own zero's polynomial (KIND SILU: z = w = x)
+enum SiluKind { SILU, QUICK_GELU, GELU_TANH };
+template <SiluKind KIND = SILU> ALWAYS static inline VF silu_grad_near_of(VF go, VF x, VF zh, VF nzl, VF wh, VF wl) {
   VF uh, ul, dh, dl;
-  one_plus_near(x, uh, ul, dh, dl);
-  const VF sh = C(1.0f) + x, sb = sh - C(1.0f);
-  const VF sl = (C(1.0f) - (sh - sb)) + (x - sb);  // 1 + x = sh + sl (TwoSum)
+  one_plus_near<KIND != SILU>(zh, uh, ul, dh, dl, nzl);
+  const VF sh = C(1.0f) + wh, sb = sh - C(1.0f);
+  VF sl = (C(1.0f) - (sh - sb)) + (wh - sb);  // 1 + w = sh + sl (TwoSum)
+  if constexpr (KIND != SILU) sl = sl + wl;
   VF nph, npl, qh, ql;
   silu_grad_numerators(sh, sl, uh, ul, uh, ul, nph, npl, qh, ql);
   const VF nh = VF::blendv(nph, qh, x), nl = VF::blendv(npl, ql, x);  // (x's sign bit; both give 1/2 at 0)
@@ -1290,17 +1301,23 @@ ALWAYS static inline VF silu_grad_near(VF go, VF x) {
   const VF inv = C(1.0f) / ph;
   VF y = nh * inv;
   VF c = (at::vec::fnmadd(y, ph, nh) + at::vec::fnmadd(y, pl, nl)) * inv;
-  const VF zh = x - C(SILU_X0_HI);
-  const VF zone = zh.abs() < C(SILU_GRAD_ZONE);
+  constexpr float x0h = KIND == SILU ? SILU_X0_HI : KIND == QUICK_GELU ? QG_X0_HI : GT_X0_HI;
+  constexpr float x0l = KIND == SILU ? SILU_X0_LO : KIND == QUICK_GELU ? QG_X0_LO : GT_X0_LO;
+  const VF xh = x - C(x0h);
+  const VF zone = xh.abs() < C(KIND == SILU ? SILU_GRAD_ZONE : KIND == QUICK_GELU ? QG_ZONE : GT_ZONE);
   if (!none(zone)) {
-    const VF d = zh - C(SILU_X0_LO);
-    const Parts z = near_zero(zh, d, SILU_GRAD_P(d), SILU_X0_LO, SILU_C0_HI, SILU_C0_LO);
+    const VF d = xh - C(x0l);
+    Parts z;
+    if constexpr (KIND == SILU) z = near_zero(xh, d, SILU_GRAD_P(d), x0l, SILU_C0_HI, SILU_C0_LO);
+    if constexpr (KIND == QUICK_GELU) z = near_zero(xh, d, QG_GRAD_P(d), x0l, QG_C0_HI, QG_C0_LO);
+    if constexpr (KIND == GELU_TANH) z = near_zero(xh, d, GT_GRAD_P(d), x0l, GT_C0_HI, GT_C0_LO);
     y = VF::blendv(y, z.h, zone);
     c = VF::blendv(c, z.l, zone);
   }
   // (the sign of go y ORed in: a zero go or an underflowed product keeps it; every other result has it)
   return fma_(go, y, go * c) | ((go ^ y) & C(-0.0f));
 }
+ALWAYS static inline VF silu_grad_near(VF go, VF x) { return silu_grad_near_of(go, x, x, C(0.0f), x, C(0.0f)); }
 // (a lane's result depends on its x and go alone: the lanes in silu_grad_near's range take its bits in every vector)
 ALWAYS static inline VF silu_grad_f(VF go, VF x) {
   const VF near = (x >= C((float)SILU_PLAIN_LOW)) & (x <= C(SILU_OPEN)) & unscaled_lanes(go);
@@ -1321,13 +1338,72 @@ ALWAYS static inline VF gelu_grad_f(VF go, VF x) {
   const VF far = times_grad<gelu_grad_parts<false>, false, gelu_grad_parts<true>>(go, C(1.0f), x, GELU_CLOSED);
   return VF::blendv(far, gelu_grad_near(go & near, x & near), near);
 }
-ALWAYS static inline VF quick_gelu_f(VF x) { return gated_f<quick_parts, false>(x, C(1.0f), QG_OPEN, -75.0f); }
-ALWAYS static inline VF quick_gelu_grad_f(VF go, VF x) {
-  return times_grad<quick_grad_parts<false>, false, quick_grad_parts<true>>(go, C(1.0f), x, -117.5f);
+// quick_gelu, x sigma(z) with z = beta x carried as zh + zl (times_beta), for QG_NEAR <= x (z >= -68.1, u normal):
+// silu's near forms on z, zl folded into u (e^{-|z|} = e^{-|zh|}(1 + nzl)) and into 1 + z; x clamped at QG_OPEN
+// inside z (above, sigma(z) rounds to 1 and the result is x; silu'(z) - 1 < 2^-25, so go (y + c) rounds to go)
+#define QG_NEAR -39.5f
+ALWAYS static inline VF quick_gelu_near(VF x) {
+  VF zh, zl, nzh, nzl;
+  times_beta(min_or_second(x, C(QG_OPEN)), zh, zl);  // (NaN lanes are not near)
+  minus_abs(zh, zl, nzh, nzl);
+  return silu_near_of<true>(x, zh, nzl);
 }
-ALWAYS static inline VF gelu_tanh_f(VF x) { return gated_f<gelu_tanh_parts, false>(x, C(1.0f), GT_OPEN, GT_CLOSED); }
+ALWAYS static inline VF quick_gelu_grad_near(VF go, VF x) {
+  const VF xc = min_or_second(x, C(QG_OPEN));  // (NaN lanes are not near)
+  VF zh, zl, nzh, nzl;
+  times_beta(xc, zh, zl);
+  minus_abs(zh, zl, nzh, nzl);
+  return silu_grad_near_of<QUICK_GELU>(go, xc, zh, nzl, zh, zl);
+}
+// (a lane's result depends on its x (and go) alone: the lanes in the near forms' range take their bits in every
+// vector)
+ALWAYS static inline VF quick_gelu_f(VF x) {
+  const VF near = (x >= C(QG_NEAR)) & (x <= C(FLT_MAX));
+  if (every(near)) return quick_gelu_near(x);
+  const VF far = gated_f<quick_parts, false>(x, C(1.0f), QG_OPEN, -75.0f);
+  return VF::blendv(far, quick_gelu_near(x & near), near);
+}
+ALWAYS static inline VF quick_gelu_grad_f(VF go, VF x) {
+  const VF near = (x >= C(QG_NEAR)) & (x <= C(FLT_MAX)) & unscaled_lanes(go);
+  if (every(near)) return quick_gelu_grad_near(go, x);
+  const VF far = times_grad<quick_grad_parts<false>, false, quick_grad_parts<true>>(go, C(1.0f), x, -117.5f);
+  return VF::blendv(far, quick_gelu_grad_near(go & near, x & near), near);
+}
+// gelu_tanh, x sigma(z) with z (and m) carried as hi + lo (gelu_tanh_poly), for GT_NEAR <= x (z >= -66.4, u normal):
+// silu's near forms on z, x clamped at GT_OPEN inside z (above, sigma(z) rounds to 1 and the result is x; the
+// derivative rounds to 1: m sigma(-z) < 2^-30, so go (y + c) is go)
+#define GT_NEAR -9.0f
+ALWAYS static inline VF gelu_tanh_near(VF x) {
+  const VF xc = min_or_second(x, C(GT_OPEN));  // (NaN lanes are not near)
+  const VF th = xc * xc, tl = fma_(xc, xc, -th);
+  VF zh, zl, nzh, nzl;
+  gelu_tanh_poly(xc, th, tl, GT_A_HI, GT_A_LO, zh, zl);
+  minus_abs(zh, zl, nzh, nzl);
+  return silu_near_of<true>(x, zh, nzl);
+}
+ALWAYS static inline VF gelu_tanh_grad_near(VF go, VF x) {
+  const VF xc = min_or_second(x, C(GT_OPEN));  // (NaN lanes are not near)
+  const VF th = xc * xc, tl = fma_(xc, xc, -th);
+  VF zh, zl, mh, ml, nzh, nzl;
+  gelu_tanh_poly(xc, th, tl, GT_A_HI, GT_A_LO, zh, zl);
+  gelu_tanh_poly(xc, th, tl, GT_3A_HI, GT_3A_LO, mh, ml);
+  minus_abs(zh, zl, nzh, nzl);
+  return silu_grad_near_of<GELU_TANH>(go, xc, zh, nzl, mh, ml);
+}
+// (a lane's result depends on its x (and go) alone: the lanes in the near forms' range take their bits in every
+// vector)
+ALWAYS static inline VF gelu_tanh_f(VF x) {
+  const VF near = (x >= C(GT_NEAR)) & (x <= C(FLT_MAX));
+  if (every(near)) return gelu_tanh_near(x);
+  const VF far = gated_f<gelu_tanh_parts, false>(x, C(1.0f), GT_OPEN, GT_CLOSED);
+  return VF::blendv(far, gelu_tanh_near(x & near), near);
+}
 ALWAYS static inline VF gelu_tanh_grad_f(VF go, VF x) {
-  return times_grad<gelu_tanh_grad_parts<false>, false, gelu_tanh_grad_parts<true>>(go, C(1.0f), x, GT_GRAD_CLOSED);
+  const VF near = (x >= C(GT_NEAR)) & (x <= C(FLT_MAX)) & unscaled_lanes(go);
+  if (every(near)) return gelu_tanh_grad_near(go, x);
+  const VF far =
+      times_grad<gelu_tanh_grad_parts<false>, false, gelu_tanh_grad_parts<true>>(go, C(1.0f), x, GT_GRAD_CLOSED);
+  return VF::blendv(far, gelu_tanh_grad_near(go & near, x & near), near);
 }
 ALWAYS static inline VF tanhexp_grad_f(VF go, VF x) {
   return times_grad<tanhexp_grad_parts, false>(go, C(1.0f), x, TE_GRAD_CLOSED);
