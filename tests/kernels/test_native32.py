@@ -128,8 +128,9 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # exponential rounded to float32, bounded by 1.92 both ways; 1.47 forward on every 7th float32), tanh 0.72 / 1.75
 # (its derivative's form is sigmoid's), silu 1.00 / 1.01 (from -68 to 20 the forms carrying u as uh + ul with p
 # rounded: 1.04 / 1.11 on every 7th float32), gelu 1.06 / 1.13 (from -9 up the near forms, whose e^{-a^2/2} has
-# exp_near's error: 1.22 forward on every 7th float32, where the exact form had 1.20), elu 0.79 / 0.84, selu 0.75 / 0.79, quick_gelu 0.97 / 1.14
-# (1.702 x carried as hi + lo; from -39.5 up silu's near forms on it: 1.06 / 1.12 on every 61st float32; the reduction's rounded argument, then silu' cancelling just outside the zero's
+# exp_near's error: 1.22 forward on every 7th float32, where the exact form had 1.20), elu 0.79 / 0.84, selu
+# 0.75 / 0.79, quick_gelu 1.04 / 1.07 (1.702 x carried as hi + lo; from -39.5 up silu's near forms on it: 1.09 /
+# 1.14 on every 7th float32; the reduction's rounded argument, then silu' cancelling just outside the zero's
 # zone), tanhshrink 0.94 / 1.15 (the series' float32 Horner at its edge, 0.87; tanh's error doubled in tanh^2, at 0.14: also on 2M dense points
 # over [-1.2, 1.2] and 200K of 2^-[0, 60]), softcap 0.80 / 0.79 (x / 50 carried as hi + lo outside the
 # exponential's reduced argument: folded into it, 1.37 forward), clipped_gelu gelu's (whose derivative reaches 1.30
@@ -137,7 +138,7 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # ((x - mu) / sigma carried as hi + lo; Phi's left tail at z = -5.4; 1.19 at z = -12.1 on 2M dense points over [-4, 4]),
 # ndtr 1.03 / 0.82 (laplace's kernels with z = x), hardswish 0.50 / 0.50 (x (x + 3) / 6 in doubles, rounded once),
 # lecun_tanh 0.80 / 0.80 (softcap's, 2x / 3 carried as hi + lo), gelu_tanh 0.94 / 0.99 (z and x z' carried as hi +
-# lo; from -9 up silu's near forms on them: 1.10 / 1.07 on every 61st float32). Up to 1 ULP just below 2^-126, where the quotient
+# lo; from -9 up silu's near forms on them: 1.13 / 1.15 on every 7th float32). Up to 1 ULP just below 2^-126, where the quotient
 # (rounded to float32's 24 bits) is rounded again to the subnormal grid, which is as fine there (silu's 0.89 at x = -91.9); gelu's pieces
 # (erfcx's fit and its float32 evaluation, the quotient, e^{-a^2/2} to 2^-26) add up to ~1 (the goal is 2).
 # Every operation is correctly rounded IEEE arithmetic, so the bits, and these errors, are the same under AVX2
