@@ -1287,9 +1287,8 @@ ALWAYS static inline VF gelu_f(VF x) {
 // sigma(z) (1 + w sigma(-z)) (KIND GELU_TANH: w = m = x z'(x) = wh + wl), nzl the low part of -|z|, each with its
 // own zero's polynomial (KIND SILU: z = w = x)
 enum SiluKind { SILU, QUICK_GELU, GELU_TANH };
-template <SiluKind KIND = SILU> ALWAYS static inline VF silu_grad_near_of(VF go, VF x, VF zh, VF nzl, VF wh, VF wl) {
-  VF uh, ul, dh, dl;
-  one_plus_near<KIND != SILU>(zh, uh, ul, dh, dl, nzl);
+template <SiluKind KIND>
+ALWAYS static inline void silu_grad_near_parts(VF x, VF wh, VF wl, VF uh, VF ul, VF dh, VF dl, VF& y, VF& c) {
   const VF sh = C(1.0f) + wh, sb = sh - C(1.0f);
   VF sl = (C(1.0f) - (sh - sb)) + (wh - sb);  // 1 + w = sh + sl (TwoSum)
   if constexpr (KIND != SILU) sl = sl + wl;
@@ -1299,8 +1298,8 @@ template <SiluKind KIND = SILU> ALWAYS static inline VF silu_grad_near_of(VF go,
   const VF ph = dh * dh;
   const VF pl = fma_(dh + dh, dl, at::vec::fmsub(dh, dh, ph));
   const VF inv = C(1.0f) / ph;
-  VF y = nh * inv;
-  VF c = (at::vec::fnmadd(y, ph, nh) + at::vec::fnmadd(y, pl, nl)) * inv;
+  y = nh * inv;
+  c = (at::vec::fnmadd(y, ph, nh) + at::vec::fnmadd(y, pl, nl)) * inv;
   constexpr float x0h = KIND == SILU ? SILU_X0_HI : KIND == QUICK_GELU ? QG_X0_HI : GT_X0_HI;
   constexpr float x0l = KIND == SILU ? SILU_X0_LO : KIND == QUICK_GELU ? QG_X0_LO : GT_X0_LO;
   const VF xh = x - C(x0h);
@@ -1314,6 +1313,11 @@ template <SiluKind KIND = SILU> ALWAYS static inline VF silu_grad_near_of(VF go,
     y = VF::blendv(y, z.h, zone);
     c = VF::blendv(c, z.l, zone);
   }
+}
+template <SiluKind KIND = SILU> ALWAYS static inline VF silu_grad_near_of(VF go, VF x, VF zh, VF nzl, VF wh, VF wl) {
+  VF uh, ul, dh, dl, y, c;
+  one_plus_near<KIND != SILU>(zh, uh, ul, dh, dl, nzl);
+  silu_grad_near_parts<KIND>(x, wh, wl, uh, ul, dh, dl, y, c);
   // (the sign of go y ORed in: a zero go or an underflowed product keeps it; every other result has it)
   return fma_(go, y, go * c) | ((go ^ y) & C(-0.0f));
 }
@@ -1417,16 +1421,44 @@ ALWAYS static inline VF clipped_gelu_f(VF x) {
 ALWAYS static inline VF clipped_gelu_grad_f(VF go, VF x) {
   return zero_derivative_at(gelu_grad_f(go, x), go, x > C(CG_BREAK));
 }
-ALWAYS static inline VF swiglu_f(VF g, VF v) {
-  return gated_f<silu_parts<false>, true, silu_parts<true>, SILU_PLAIN_LOW>(g, v, SILU_OPEN, SILU_CLOSED);
-}
-// v gelu(g) = (g v) Phi(g) for -GELU_NEAR <= g and g, v in [2^-32, 2^32] or 0 (no prescale): g v an exact
-// two-product (ph + pl, normal: |g v| >= 2^-64 or 0), Phi(g) = fh + fl (ndtr_near), rounded once; the sign of
-// g v on the result (a zero product keeps it)
+// (g v) (fh + fl) for g, v in [2^-32, 2^32] or 0 (no prescale) and fh + fl >= 0 (a gate's value): g v an exact
+// two-product (ph + pl, normal: |g v| >= 2^-64 or 0), the product rounded once; the sign of g v on the result (a
+// zero product keeps it). geglu: v gelu(g) = (g v) Phi(g); swiglu: (g v) sigma(g)
 ALWAYS static inline VF times_parts(VF g, VF v, VF fh, VF fl) {
   const VF ph = g * v;
   const VF pl = fma_(g, v, -ph);
   return fma_(ph, fh, fma_(ph, fl, pl * fh)).abs() | ((g ^ v) & C(-0.0f));
+}
+// (u v) (y + c) for u, v as above and y + c of either sign (a gate's derivative), rounded once
+ALWAYS static inline VF times_signed_parts(VF u, VF v, VF y, VF c) {
+  const VF ph = u * v;
+  return fma_(ph, y, fma_(ph, c, fma_(u, v, -ph) * y)) | ((ph ^ y) & C(-0.0f));
+}
+// swiglu and glu where |g| <= SIGMA_NEAR and g (swiglu), v and go in [2^-32, 2^32] or 0 (no prescale): sigma(g) =
+// fh + fl from u = uh + ul (one_plus_near: p's error, 0.42 2^-24, and a fraction of 2^-24 more), the product with v
+// (swiglu: g v as an exact two-product) rounded once; sigma(-60) 2^-32 is above 2^-119, so the results are normal
+#define SIGMA_NEAR 60.0f
+ALWAYS static inline void sigma_near_parts(VF g, VF uh, VF ul, VF dh, VF dl, VF& fh, VF& fl) {
+  const VF nh = VF::blendv(C(1.0f), uh, g), nl = VF::blendv(C(0.0f), ul, g);  // (g's sign bit)
+  const VF inv = C(1.0f) / dh;
+  fh = nh * inv;
+  fl = (at::vec::fnmadd(fh, dh, nh) + at::vec::fnmadd(fh, dl, nl)) * inv;
+}
+ALWAYS static inline VF swiglu_near(VF g, VF v) {
+  VF uh, ul, dh, dl, fh, fl;
+  one_plus_near(g, uh, ul, dh, dl);
+  sigma_near_parts(g, uh, ul, dh, dl, fh, fl);
+  return times_parts(g, v, fh, fl);
+}
+ALWAYS static inline VF swiglu_near_lanes(VF g, VF a, VF b) {
+  return (g.abs() <= C(SIGMA_NEAR)) & unscaled_lanes(g) & unscaled_lanes(a) & unscaled_lanes(b);
+}
+// (a lane's result depends on its g and v alone: the lanes in swiglu_near's range take its bits in every vector)
+ALWAYS static inline VF swiglu_f(VF g, VF v) {
+  const VF near = swiglu_near_lanes(g, v, v);
+  if (every(near)) return swiglu_near(g, v);
+  const VF far = gated_f<silu_parts<false>, true, silu_parts<true>, SILU_PLAIN_LOW>(g, v, SILU_OPEN, SILU_CLOSED);
+  return VF::blendv(far, swiglu_near(g & near, v & near), near);
 }
 ALWAYS static inline VF gated_near_lanes(VF g, VF a, VF b) {
   return (g >= C(-GELU_NEAR)) & unscaled_lanes(g) & unscaled_lanes(a) & unscaled_lanes(b);
@@ -1449,7 +1481,17 @@ ALWAYS static inline VF geglu_f(VF g, VF v) {
 ALWAYS static inline bool both_plain(VF go, VF g, VF v, float low, float open) {
   return every((g >= C(low)) & (g <= C(open)) & (go.abs() <= C(FLT_MAX)) & (v.abs() <= C(FLT_MAX)));
 }
-ALWAYS static inline void swiglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
+// swiglu's gradients in swiglu_near's range for (g, go) and (g, v): dv = (g go) sigma(g), dg = (go v) silu'(g)
+// (silu_grad_near's parts), each rounded once, from one exponential
+ALWAYS static inline void swiglu_grad_near(VF go, VF g, VF v, VF& dg, VF& dv) {
+  VF uh, ul, dh, dl, fh, fl, y, c;
+  one_plus_near(g, uh, ul, dh, dl);
+  sigma_near_parts(g, uh, ul, dh, dl, fh, fl);
+  dv = times_parts(g, go, fh, fl);
+  silu_grad_near_parts<SILU>(g, g, C(0.0f), uh, ul, dh, dl, y, c);
+  dg = times_signed_parts(go, v, y, c);
+}
+ALWAYS static inline void swiglu_grad_far(VF go, VF g, VF v, VF& dg, VF& dv) {
   if (both_plain(go, g, v, SILU_PLAIN_LOW, SILU_OPEN)) {
     OnePlus o;
     one_plus<true>(-g.abs(), o);
@@ -1462,6 +1504,16 @@ ALWAYS static inline void swiglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
   gated_grad_f<silu_parts<false>, silu_grad_parts<false>, silu_parts<true>, silu_grad_parts<true>, SILU_PLAIN_LOW>(
       go, g, v, dg, dv, SILU_OPEN, SILU_CLOSED);
 }
+// (a lane's results depend on its go, g and v alone)
+ALWAYS static inline void swiglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
+  const VF near = swiglu_near_lanes(g, go, v);
+  if (every(near)) return swiglu_grad_near(go, g, v, dg, dv);
+  swiglu_grad_far(go, g, v, dg, dv);
+  VF ng, nv;
+  swiglu_grad_near(go & near, g & near, v & near, ng, nv);
+  dg = VF::blendv(dg, ng, near);
+  dv = VF::blendv(dv, nv, near);
+}
 // geglu's two gradients where every lane is in geglu_near's range for (g, go) and (g, v): dv = (g go) Phi(g) and
 // dg = (go v) gelu'(g), each rounded once, from one set of Gaussian pieces
 ALWAYS static inline void geglu_grad_near(VF go, VF g, VF v, VF& dg, VF& dv) {
@@ -1472,8 +1524,7 @@ ALWAYS static inline void geglu_grad_near(VF go, VF g, VF v, VF& dg, VF& dv) {
   gauss_times(g, pieces, pieces.y, pieces.c, fh, fl);
   dv = times_parts(g, go, fh, fl);
   gelu_grad_of_near(g, a, pieces, fh, fl);
-  const VF ph = go * v;
-  dg = fma_(ph, fh, fma_(ph, fl, fma_(go, v, -ph) * fh)) | ((ph ^ fh) & C(-0.0f));
+  dg = times_signed_parts(go, v, fh, fl);
 }
 ALWAYS static inline void geglu_grad_far(VF go, VF g, VF v, VF& dg, VF& dv) {
   if (both_plain(go, g, v, GELU_CLOSED, GELU_OPEN)) {
@@ -1521,14 +1572,43 @@ template <bool PLAIN> ALWAYS static inline VF glu_of(VF g, VF v) {
   const VF r = VF::blendv(scaled_product_far(v, p, g < C(-196.0f)), v * C(0.0f), g == C(-INFINITY));
   return VF::blendv(r, g + v, (g != g) | (v != v));
 }
-ALWAYS static inline VF glu_f(VF g, VF v) {
+ALWAYS static inline VF glu_far(VF g, VF v) {
   return every((g.abs() < C(69.0f)) & (v.abs() <= C(FLT_MAX))) ? glu_of<true>(g, v) : glu_of<false>(g, v);
+}
+ALWAYS static inline VF glu_near(VF g, VF v) {
+  VF uh, ul, dh, dl, fh, fl;
+  one_plus_near(g, uh, ul, dh, dl);
+  sigma_near_parts(g, uh, ul, dh, dl, fh, fl);
+  return fma_(v, fh, v * fl) | (v & C(-0.0f));  // (v's sign: a zero v keeps it)
+}
+ALWAYS static inline VF glu_near_lanes(VF g, VF a, VF b) {
+  return (g.abs() <= C(SIGMA_NEAR)) & unscaled_lanes(a) & unscaled_lanes(b);
+}
+// (a lane's result depends on its g and v alone)
+ALWAYS static inline VF glu_f(VF g, VF v) {
+  const VF near = glu_near_lanes(g, v, v);
+  if (every(near)) return glu_near(g, v);
+  return VF::blendv(glu_far(g, v), glu_near(g & near, v & near), near);
 }
 // d/dg = go v sigma(g) sigma(-g) (grad_core's E / D^2, the product of three rounded once), d/dv = go sigma(g);
 // beyond |g| = 194 (sigma' < 2^-279) a zero of go v's sign (exact for |go v| < 2^128, as geglu's and swiglu's
 // tails), the infinity of go v where either is infinite; at g = +-inf, where sigma' = 0, go v 0 (IEEE: NaN for an
 // infinite go or v)
-ALWAYS static inline void glu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
+// glu's gradients in glu_near's range: dv = go sigma(g), dg = (go v) u / D^2 (u = uh + ul and D = dh + dl carried:
+// D^2 = ph + pl, one quotient corrected by its remainder), each rounded once, from one exponential
+ALWAYS static inline void glu_grad_near(VF go, VF g, VF v, VF& dg, VF& dv) {
+  VF uh, ul, dh, dl, fh, fl;
+  one_plus_near(g, uh, ul, dh, dl);
+  sigma_near_parts(g, uh, ul, dh, dl, fh, fl);
+  dv = fma_(go, fh, go * fl) | (go & C(-0.0f));
+  const VF ph = dh * dh;
+  const VF pl = fma_(dh + dh, dl, at::vec::fmsub(dh, dh, ph));
+  const VF inv = C(1.0f) / ph;
+  const VF y = uh * inv;
+  const VF c = (at::vec::fnmadd(y, ph, uh) + at::vec::fnmadd(y, pl, ul)) * inv;
+  dg = times_signed_parts(go, v, y, c);
+}
+ALWAYS static inline void glu_grad_far(VF go, VF g, VF v, VF& dg, VF& dv) {
   if (every((g.abs() < C(69.0f)) & (go.abs() <= C(FLT_MAX)) & (v.abs() <= C(FLT_MAX)))) {
     OnePlus o;  // (one exponential for both: glu_of's plain form, the same bits)
     one_plus<true>(-g.abs(), o);
@@ -1538,7 +1618,7 @@ ALWAYS static inline void glu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
     dg = scaled_product<true>(go, v, {y, r, o.e.k});
     return;
   }
-  dv = glu_f(g, go);
+  dv = glu_far(g, go);
   OnePlus o;
   one_plus(at::vec::maximum(-g.abs(), C(-194.0f)), o);
   VF y, r;
@@ -1548,6 +1628,16 @@ ALWAYS static inline void glu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
   d = VF::blendv(d, VF::blendv((go ^ v) & C(-0.0f), go * v, infinite), g.abs() > C(194.0f));
   d = VF::blendv(d, (go * C(0.0f)) * (v * C(0.0f)), g.abs() == C(INFINITY));
   dg = VF::blendv(d, (g + go) + v, (g != g) | (go != go) | (v != v));
+}
+// (a lane's results depend on its go, g and v alone)
+ALWAYS static inline void glu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
+  const VF near = glu_near_lanes(g, go, v);
+  if (every(near)) return glu_grad_near(go, g, v, dg, dv);
+  glu_grad_far(go, g, v, dg, dv);
+  VF ng, nv;
+  glu_grad_near(go & near, g & near, v & near, ng, nv);
+  dg = VF::blendv(dg, ng, near);
+  dv = VF::blendv(dv, nv, near);
 }
 
 """
