@@ -34,8 +34,12 @@ does (`every`), the kernel runs its plain form, the same operations less those c
 forward, before its form below: 47 instructions per 16 elements against 81, as GCC 12 built them), so the same bits; tests/kernels/test_native32.py compares the two.
 sigmoid's forward below |x| = 69 has a form of its own (`sigmoid_near`: the exponential rounded to float32, 1.47
 ULP where the goal is 2, in about torch.sigmoid's operation count), and so has silu's from -68 to 20
-(`silu_near`: the exponential carried as uh + ul with a rounded p, 1.04 ULP); every such lane takes it
-whatever its neighbours are.
+(`silu_near`: the exponential carried as uh + ul with a rounded p, 1.04 ULP); so have sigmoid's, tanh's and
+silu's backward, quick_gelu and gelu_tanh (silu's forms on their z, `silu_near_of`, `silu_grad_near_of`), gelu,
+geglu and clipped_gelu from -9 up (`gauss_near`: e^{-a^2/2} from the same exponential, erfcx's fit by Estrin's
+scheme, one corrected quotient), and swiglu and glu for |g| <= 60 (`sigma_near_parts`): each needs no scale in
+its range, and every such lane takes it whatever its neighbours are (a vector with another lane computes both
+forms and blends).
 Without AVX-512's vscalefps, the scale 2^k is one product wherever every lane's k is a normal power of two (the
 same single rounding), so the stepwise scale runs only where a lane needs it.
 Every helper is inlined (`ALWAYS`): GCC 12 had left some out of line, a call per vector (5-10% of the time).
@@ -1173,7 +1177,7 @@ ALWAYS static inline void gated_grad_f(VF go, VF g, VF v, VF& dg, VF& dv, float 
 // F.silu 2.33 over |x| < 69), in 38 instructions per vector (GCC 12, AVX2) and 25-35% less time than the exact
 // form (silu_parts: e^-|x| as h + l, the quotient as a double-float, then scaled); uh rounded with no ul was
 // 1.68 ULP for another 10-15% less: not taken
-// (LOW: x sigma(z) for z = zh + zl of x's sign, nzl the low part of -|z|: quick_gelu)
+// (LOW: x sigma(z) for z = zh + zl of x's sign, nzl the low part of -|z|: quick_gelu, gelu_tanh)
 template <bool LOW = false> ALWAYS static inline VF silu_near_of(VF x, VF zh, VF nzl) {
   VF uh, ul, dh, dl;
   one_plus_near<LOW>(zh, uh, ul, dh, dl, nzl);
@@ -1195,7 +1199,7 @@ ALWAYS static inline VF silu_f(VF x) {
   return VF::blendv(far, silu_near(x & near), near);
 }
 // The Gaussian pieces for 0 <= a <= GELU_NEAR, with no scale: e^{-a^2/2} = t (1 + p) e^{-sl} (exp_near_of of
-// -sh, a^2 / 2 = sh + sl; e^{-sl} = 1 - sl to 2^-40, folded into each product below) and 2T = (1 + q) / D =
+// -sh, a^2 / 2 = sh + sl; e^{-sl} = 1 - sl to 2^-38, folded into each product below) and 2T = (1 + q) / D =
 // y + c (gauss's fit, 1 + q = qh + ql; D = 1 + a exact as dh + dl; one quotient and its exact remainder), so
 // that Phi(-a) = (t / 2)(1 + p)(1 - sl)(y + c). The fit's polynomial by Estrin's scheme: these kernels wait on
 // their chain of dependent operations (Horner's took 10% more time)
@@ -1460,7 +1464,7 @@ ALWAYS static inline VF swiglu_f(VF g, VF v) {
   const VF far = gated_f<silu_parts<false>, true, silu_parts<true>, SILU_PLAIN_LOW>(g, v, SILU_OPEN, SILU_CLOSED);
   return VF::blendv(far, swiglu_near(g & near, v & near), near);
 }
-ALWAYS static inline VF gated_near_lanes(VF g, VF a, VF b) {
+ALWAYS static inline VF geglu_near_lanes(VF g, VF a, VF b) {
   return (g >= C(-GELU_NEAR)) & unscaled_lanes(g) & unscaled_lanes(a) & unscaled_lanes(b);
 }
 ALWAYS static inline VF geglu_near(VF g, VF v) {
@@ -1470,7 +1474,7 @@ ALWAYS static inline VF geglu_near(VF g, VF v) {
 }
 // (a lane's result depends on its g and v alone: the lanes in geglu_near's range take its bits in every vector)
 ALWAYS static inline VF geglu_f(VF g, VF v) {
-  const VF near = gated_near_lanes(g, v, v);
+  const VF near = geglu_near_lanes(g, v, v);
   if (every(near)) return geglu_near(g, v);
   const VF far = gated_f<gelu_parts>(g, v, GELU_OPEN, GELU_CLOSED);
   return VF::blendv(far, geglu_near(g & near, v & near), near);
@@ -1543,7 +1547,7 @@ ALWAYS static inline void geglu_grad_far(VF go, VF g, VF v, VF& dg, VF& dv) {
 // (a lane's results depend on its go, g and v alone: the lanes in geglu_grad_near's range take its bits in every
 // vector)
 ALWAYS static inline void geglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
-  const VF near = gated_near_lanes(g, go, v);
+  const VF near = geglu_near_lanes(g, go, v);
   if (every(near)) return geglu_grad_near(go, g, v, dg, dv);
   geglu_grad_far(go, g, v, dg, dv);
   VF ng, nv;
