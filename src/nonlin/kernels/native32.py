@@ -1508,15 +1508,22 @@ ALWAYS static inline void swiglu_grad_far(VF go, VF g, VF v, VF& dg, VF& dv) {
   gated_grad_f<silu_parts<false>, silu_grad_parts<false>, silu_parts<true>, silu_grad_parts<true>, SILU_PLAIN_LOW>(
       go, g, v, dg, dv, SILU_OPEN, SILU_CLOSED);
 }
-// (a lane's results depend on its go, g and v alone)
-ALWAYS static inline void swiglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
-  const VF near = swiglu_near_lanes(g, go, v);
-  if (every(near)) return swiglu_grad_near(go, g, v, dg, dv);
-  swiglu_grad_far(go, g, v, dg, dv);
+// A gated unit's two gradients: where every lane of the vector is in the near form's range (LANES of g, go, v), the
+// near form; elsewhere both forms, each lane taking its own, so that a lane's results depend on its go, g and v
+// alone (swiglu, geglu, glu)
+using GatedGrad = void (*)(VF, VF, VF, VF&, VF&);
+template <VF (*LANES)(VF, VF, VF), GatedGrad NEAR, GatedGrad FAR>
+ALWAYS static inline void near_or_far_grad(VF go, VF g, VF v, VF& dg, VF& dv) {
+  const VF near = LANES(g, go, v);
+  if (every(near)) return NEAR(go, g, v, dg, dv);
+  FAR(go, g, v, dg, dv);
   VF ng, nv;
-  swiglu_grad_near(go & near, g & near, v & near, ng, nv);
+  NEAR(go & near, g & near, v & near, ng, nv);
   dg = VF::blendv(dg, ng, near);
   dv = VF::blendv(dv, nv, near);
+}
+ALWAYS static inline void swiglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
+  near_or_far_grad<swiglu_near_lanes, swiglu_grad_near, swiglu_grad_far>(go, g, v, dg, dv);
 }
 // geglu's two gradients where every lane is in geglu_near's range for (g, go) and (g, v): dv = (g go) Phi(g) and
 // dg = (go v) gelu'(g), each rounded once, from one set of Gaussian pieces
@@ -1544,16 +1551,8 @@ ALWAYS static inline void geglu_grad_far(VF go, VF g, VF v, VF& dg, VF& dv) {
   gated_grad_f<gelu_parts, gelu_grad_parts<false>, gelu_parts, gelu_grad_parts<true>>(go, g, v, dg, dv, GELU_OPEN,
                                                                                    GELU_CLOSED);
 }
-// (a lane's results depend on its go, g and v alone: the lanes in geglu_grad_near's range take its bits in every
-// vector)
 ALWAYS static inline void geglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
-  const VF near = geglu_near_lanes(g, go, v);
-  if (every(near)) return geglu_grad_near(go, g, v, dg, dv);
-  geglu_grad_far(go, g, v, dg, dv);
-  VF ng, nv;
-  geglu_grad_near(go & near, g & near, v & near, ng, nv);
-  dg = VF::blendv(dg, ng, near);
-  dv = VF::blendv(dv, nv, near);
+  near_or_far_grad<geglu_near_lanes, geglu_grad_near, geglu_grad_far>(go, g, v, dg, dv);
 }
 
 // glu, sigma(g) v: sigma(g) = (h + l) 2^k as sigmoid_f's quotient (u = e^-|g| down to e^-194: beyond, sigma(g)
@@ -1633,15 +1632,8 @@ ALWAYS static inline void glu_grad_far(VF go, VF g, VF v, VF& dg, VF& dv) {
   d = VF::blendv(d, (go * C(0.0f)) * (v * C(0.0f)), g.abs() == C(INFINITY));
   dg = VF::blendv(d, (g + go) + v, (g != g) | (go != go) | (v != v));
 }
-// (a lane's results depend on its go, g and v alone)
 ALWAYS static inline void glu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
-  const VF near = glu_near_lanes(g, go, v);
-  if (every(near)) return glu_grad_near(go, g, v, dg, dv);
-  glu_grad_far(go, g, v, dg, dv);
-  VF ng, nv;
-  glu_grad_near(go & near, g & near, v & near, ng, nv);
-  dg = VF::blendv(dg, ng, near);
-  dv = VF::blendv(dv, nv, near);
+  near_or_far_grad<glu_near_lanes, glu_grad_near, glu_grad_far>(go, g, v, dg, dv);
 }
 
 """
