@@ -1,6 +1,6 @@
 """float32 CPU kernels written by hand with ATen's vector types and FMA: sigmoid, tanh, silu, quick_gelu, gelu,
 gelu_tanh, elu, selu, tanhshrink, softcap, clipped_gelu, laplace, ndtr, hardswish, lecun_tanh, lisht, tanhexp,
-glu, swiglu and geglu, forward and backward (entries with parameters at their defaults, compiled in).
+glu, swiglu, geglu and gtu, forward and backward (entries with parameters at their defaults, compiled in).
 
 The generated float32 forms (`nonlin.ops.torch_compiled`: sigmoid_float32, the float64-assembled sech2) are
 exact to ~1 ULP but cost 1.7-3 ns per element as inductor compiles them (no FMA: inductor builds with
@@ -20,8 +20,9 @@ generated ones run. The tail of an array (fewer than a vector's elements) runs t
 partial load.
 
 Which entries take these kernels: those whose traced forward is one of `FORMS` of the input (sigmoid(x),
-tanh(x), swish(x, 1), swish(x, 1.702), x Phi(x), elu's and selu's forms, swiglu(g, v, 1), g Phi(g) v: the
-catalog's sigmoid, tanh, silu, swish at beta 1, quick_gelu, gelu, elu at alpha 1, selu, swiglu and geglu, the
+tanh(x), swish(x, 1), swish(x, 1.702), x Phi(x), elu's and selu's forms, swiglu(g, v, 1), g Phi(g) v,
+sigmoid(g) tanh(v): the catalog's sigmoid, tanh, silu, swish at beta 1, quick_gelu, gelu, elu at alpha 1, selu,
+swiglu, geglu and gtu, the
 entries listed above, and any entry declared the same way, less products and quotients by 1 and differences with
 +0: tempered_sigmoid, xgelu and celu at their defaults, laplace at mu 0, sigma 1); the backward is that function's
 derivative, whatever form the entry declares it in (the forward fixes the function). docs/kernels.md, "float32
@@ -37,7 +38,9 @@ ULP where the goal is 2, in about torch.sigmoid's operation count), and so has s
 (`silu_near`: the exponential carried as uh + ul with a rounded p, 1.04 ULP); so have sigmoid's, tanh's and
 silu's backward, quick_gelu and gelu_tanh (silu's forms on their z, `silu_near_of`, `silu_grad_near_of`), gelu,
 geglu and clipped_gelu from -9 up (`gauss_near`: e^{-a^2/2} from the same exponential, erfcx's fit by Estrin's
-scheme, one corrected quotient), and swiglu and glu for |g| <= 60 (`sigma_near_parts`): each needs no scale in
+scheme, one corrected quotient), ndtr and laplace on every finite z (the same pieces, the exponential scaled by a
+power of two chosen per lane in the far tails: `norm_cdf_near`, `pdf_near`), swiglu, glu and gtu for |g| <= 60
+(`sigma_near_parts`), and tanhshrink's derivative (its exact form less the scale): each needs no scale in
 its range, and every such lane takes it whatever its neighbours are (a vector with another lane computes both
 forms and blends).
 Without AVX-512's vscalefps, the scale 2^k is one product wherever every lane's k is a normal power of two (the
@@ -307,9 +310,11 @@ ALWAYS static inline VF sigmoid_tail(VF x) {
 // tools/fit_expm1_float32.py 4 0.35, 2^-27.9; expm1_tail's degree 5 is 2^-32.8) rounded once by an fma. k + 127
 // lands in the low bits of -|x| log2(e) + 1.5 2^23 (one fma does the rounding, and those bits shifted up are t).
 // p's error relative to 1 + p: its rounding, the reduction's and the fit's, at most 0.42 2^-24 over the binades
-ALWAYS static inline void exp_near_of(VF z, VF& p, VF& t) {  // e^z for -69 < z <= 0
-  const VF s = fma_(z, C(1.44269502f), C(12583039.0f));  // 0x1.8p23 + 127
-  const VF k = s - C(12583039.0f);
+// (magic: 0x1.8p23 + 127 + B makes t = 2^(k + B), normal for -127 < k + B < 128: a caller's scale for far tails)
+#define EXP_MAGIC 12583039.0f
+ALWAYS static inline void exp_near_of(VF z, VF& p, VF& t, VF magic = VF(EXP_MAGIC)) {  // e^z for -69 < z <= 0
+  const VF s = fma_(z, C(1.44269502f), magic);  // 0x1.8p23 + 127
+  const VF k = s - magic;
   const VF r = fma_(k, C(-1.42860677e-06f), fma_(k, C(-0.693145751953125f), z));
   VF q = fma_(C(0.0013751573860645294f), r, C(0.00836965348571539f));
   q = fma_(q, r, C(0.04166959971189499f));
@@ -480,7 +485,7 @@ ALWAYS static inline VF tanhshrink_f(VF x) {
 
 // go tanh^2(x): tanh |x| = th + tl, the quotient of tanh_f as hi + lo (a - a^3/3 below 2^-12, a scaled by 2^64
 // below 2^-32 so that its square stays normal), squared as hi + lo, the product with go rounded once
-ALWAYS static inline VF tanhshrink_grad_f(VF go, VF x) {
+ALWAYS static inline VF tanhshrink_grad_far(VF go, VF x) {
   const VF a = x.abs();
   OnePlus o;
   one_plus(at::vec::maximum(a * C(-2.0f), C(-24.0f)), o);
@@ -493,6 +498,27 @@ ALWAYS static inline VF tanhshrink_grad_f(VF go, VF x) {
   const VF ph = th * th;
   const VF pl = fma_(th, th, -ph) + (th + th) * tl;
   return nan_to(scaled_product(go, {ph, pl, VF::blendv(C(0.0f), C(-128.0f), tiny)}), x);
+}
+
+// tanhshrink_grad_far's plain form for |x| and go in [2^-32, 2^32] or 0: no clamp of the exponential's argument
+// (2a clamped at 24 first), no scale (go t >= 2^-96 is normal), no tiny case, the same bits
+ALWAYS static inline VF tanhshrink_grad_near(VF go, VF x) {
+  const VF a = x.abs();
+  OnePlus o;
+  one_plus<true>(at::vec::minimum(a, C(12.0f)) * C(-2.0f), o);
+  VF th, tl;
+  tanh_parts(o, th, tl);
+  const VF small = a < C(0x1p-12f);
+  th = VF::blendv(th, a, small);
+  tl = VF::blendv(tl, (a * (a * a)) * C(-0.333333343f), small);
+  const VF ph = th * th;
+  const VF pl = fma_(th, th, -ph) + (th + th) * tl;
+  return fma_(go, ph, go * pl) | sign_of(go);  // (go's sign also where go is -0 and pl < 0)
+}
+ALWAYS static inline VF tanhshrink_grad_f(VF go, VF x) {
+  const VF near = unscaled_lanes(go) & unscaled_lanes(x);
+  if (every(near)) return tanhshrink_grad_near(go, x);
+  return VF::blendv(tanhshrink_grad_far(go, x), tanhshrink_grad_near(go & near, x & near), near);
 }
 
 // lisht, x tanh(x) = a tanh(a), a = |x| (even): a (th + tl) rounded once, tanh's quotient as hi + lo (the clamp at
@@ -856,15 +882,15 @@ template <void (*Z)(VF, VF&, VF&)> ALWAYS static inline VF norm_pdf_of(VF go, VF
   const VF beyond = VF::blendv(go * C(0.0f), go, (go.abs() == C(INFINITY)) & (ah < C(INFINITY)));
   return nan_to(VF::blendv(r, beyond, far), x);
 }
-ALWAYS static inline VF laplace_f(VF x) { return norm_cdf_of<laplace_z>(x); }
-ALWAYS static inline VF laplace_grad_f(VF go, VF x) { return norm_pdf_of<laplace_z>(go, x, LP_C_HI, LP_C_LO); }
-// ndtr, Phi(x): laplace's kernels with z = x exactly
+ALWAYS static inline VF laplace_far(VF x) { return norm_cdf_of<laplace_z>(x); }
+ALWAYS static inline VF laplace_grad_far(VF go, VF x) { return norm_pdf_of<laplace_z>(go, x, LP_C_HI, LP_C_LO); }
+// ndtr, Phi(x): laplace's kernels with z = x exactly (outside ndtr_near's and ndtr_grad_near's ranges)
 ALWAYS static inline void exact_z(VF x, VF& zh, VF& zl) {
   zh = x;
   zl = C(0.0f);
 }
-ALWAYS static inline VF ndtr_f(VF x) { return norm_cdf_of<exact_z>(x); }
-ALWAYS static inline VF ndtr_grad_f(VF go, VF x) { return norm_pdf_of<exact_z>(go, x, INV_SQRT_2PI_HI, INV_SQRT_2PI_LO); }
+ALWAYS static inline VF ndtr_far(VF x) { return norm_cdf_of<exact_z>(x); }
+ALWAYS static inline VF ndtr_grad_far(VF go, VF x) { return norm_pdf_of<exact_z>(go, x, INV_SQRT_2PI_HI, INV_SQRT_2PI_LO); }
 
 // float32 lanes as two vectors of doubles (exact) and back (one rounding, also into float32's subnormal range), and
 // float32 min / max that return their second operand where either is NaN (the instructions' own rule)
@@ -1204,12 +1230,16 @@ ALWAYS static inline VF silu_f(VF x) {
 // that Phi(-a) = (t / 2)(1 + p)(1 - sl)(y + c). The fit's polynomial by Estrin's scheme: these kernels wait on
 // their chain of dependent operations (Horner's took 10% more time)
 #define GELU_NEAR 9.0f
+// (LOW: a + al, al below a's last bit: a al joins sl, al joins D's low part; erfcx's fit from a alone, the product's
+// relative sensitivity to a being below 0.2 once D carries al)
 struct GaussNear { VF p, t, sl, y, c; };
-ALWAYS static inline void gauss_near(VF a, GaussNear& g) {
+template <bool LOW = false>
+ALWAYS static inline void gauss_near(VF a, GaussNear& g, VF al = VF(0.0f), VF magic = VF(EXP_MAGIC)) {
   const VF half = a * C(0.5f);
   const VF sh = a * half;
   g.sl = fma_(a, half, -sh);
-  exp_near_of(-sh, g.p, g.t);
+  if constexpr (LOW) g.sl = fma_(a, al, g.sl);
+  exp_near_of(-sh, g.p, g.t, magic);
   const VF u = a / (a + C(4.0f));
   const VF v = C(2.0f) * u - C(1.0f), v2 = v * v, v4 = v2 * v2;
   const VF qp = ERFCX_Q_ESTRIN(v, v2, v4, v4 * v4);
@@ -1217,7 +1247,8 @@ ALWAYS static inline void gauss_near(VF a, GaussNear& g) {
   const VF ql = fma_(u, qp, C(1.0f) - qh);  // (1 - qh exact: qh in [0.79, 1.03])
   const VF big = max_or_second(a, C(1.0f)), small = min_or_second(a, C(1.0f));
   const VF dh = big + small;
-  const VF dl = small - (dh - big);  // (Fast2Sum)
+  VF dl = small - (dh - big);  // (Fast2Sum)
+  if constexpr (LOW) dl = dl + al;
   const VF inv = C(1.0f) / dh;
   g.y = qh * inv;
   g.c = (at::vec::fnmadd(g.y, dh, qh) + at::vec::fnmadd(g.y, dl, ql)) * inv;
@@ -1240,6 +1271,69 @@ ALWAYS static inline void ndtr_near(VF x, VF& fh, VF& fl) {
   GaussNear g;
   gauss_near(min_or_second(x.abs(), C(GELU_NEAR)), g);  // (NaN lanes are not near)
   gauss_times(x, g, g.y, g.c, fh, fl);
+}
+// Phi(z) for z = zh + zl, every finite zh (ndtr: zl = 0; laplace: laplace_z's parts), rounded once: gauss_near's
+// pieces with a = |zh| clamped at 11 above 0 (1 - Phi(-a) then rounds to 1) and at 14.25 below (Phi(-14.25) <
+// 2^-151 rounds to +0) and al = sign(zh) zl (0 where clamped). Below 0, e^{-a^2/2} is scaled by 2^64 (t = 2^(k + 64)
+// stays normal down to k = -190) and the sum by 2^-64 last: exact where the result is normal, a second rounding
+// where it is subnormal (the far form's too). The far forms (norm_cdf_of) for infinities and NaN
+#define CDF_UPPER 11.0f
+#define CDF_LOWER 14.25f
+ALWAYS static inline VF norm_cdf_near(VF zh, VF zl) {
+  const VF b = zh.abs();
+  const VF a = at::vec::minimum(b, VF::blendv(C(CDF_UPPER), C(CDF_LOWER), zh));  // (zh's sign bit)
+  GaussNear g;
+  gauss_near<true>(a, g, (zl ^ sign_of(zh)) & (a == b), VF::blendv(C(EXP_MAGIC), C(EXP_MAGIC + 64.0f), zh));
+  VF fh, fl;
+  gauss_times(zh, g, g.y, g.c, fh, fl);
+  return (fh + fl) * VF::blendv(C(1.0f), C(0x1p-64f), zh);
+}
+// go c phi(z) for z = zh + zl, every finite zh, and go in [2^-32, 2^32] or 0 (no prescale), c = ch + cl < 2 (ndtr:
+// 1 / sqrt(2 pi); laplace: 1 / (sigma sqrt(2 pi))): e^{-z^2/2} = t (1 + p)(1 - sl) as in gauss_near (z^2 / 2 = sh +
+// sl, zh zl in sl), (1 + p)(1 - sl) c = wh + wl, go t exact and the product rounded once. a = |zh| is clamped at
+// 16 (beyond, |go c phi| < 2^-153 rounds to a zero of go's sign); above 10.5 the exponential is scaled by 2^126
+// (t = 2^(k + 126): go t and its low part's product stay normal) and the product by 2^-126 last, exact where the
+// result is normal (a second rounding where it is subnormal, as in the far form)
+#define PDF_SCALED 10.5f
+#define PDF_LIMIT 16.0f
+ALWAYS static inline VF pdf_near(VF go, VF zh, VF zl, float ch, float cl) {
+  const VF b = zh.abs(), a = at::vec::minimum(b, C(PDF_LIMIT)), half = a * C(0.5f);
+  const VF far = b > C(PDF_SCALED);
+  const VF sh = a * half, sl = fma_(a, (zl ^ sign_of(zh)) & (a == b), fma_(a, half, -sh));
+  VF p, t;
+  exp_near_of(-sh, p, t, VF::blendv(C(EXP_MAGIC), C(EXP_MAGIC + 126.0f), far));
+  const VF wh = fma_(p, C(ch), C(ch));
+  const VF wc = fma_(p, C(ch), C(ch) - wh);  // (c - wh exact: wh / c in [0.7, 1.42])
+  const VF wl = at::vec::fnmadd(sl, wh, wc + fma_(p, C(cl), C(cl)));
+  const VF gt = go * t;
+  const VF r = fma_(gt, wh, gt * wl) * VF::blendv(C(1.0f), C(0x1p-126f), far);
+  return r | sign_of(go);  // (go's sign also where go is -0 and wl < 0, or the product rounds to 0)
+}
+ALWAYS static inline VF ndtr_f(VF x) {
+  const VF near = x.abs() <= C(FLT_MAX);
+  if (every(near)) return norm_cdf_near(x, C(0.0f));
+  return VF::blendv(ndtr_far(x), norm_cdf_near(x & near, C(0.0f)), near);
+}
+ALWAYS static inline VF ndtr_grad_f(VF go, VF x) {
+  const VF near = (x.abs() <= C(FLT_MAX)) & unscaled_lanes(go);
+  if (every(near)) return pdf_near(go, x, C(0.0f), INV_SQRT_2PI_HI, INV_SQRT_2PI_LO);
+  const VF r = pdf_near(go & near, x & near, C(0.0f), INV_SQRT_2PI_HI, INV_SQRT_2PI_LO);
+  return VF::blendv(ndtr_grad_far(go, x), r, near);
+}
+// laplace: the same forms on z = (x - mu) / sigma = zh + zl (laplace_z; x = +-inf makes zl NaN: far)
+ALWAYS static inline VF laplace_f(VF x) {
+  VF zh, zl;
+  laplace_z(x, zh, zl);
+  const VF near = zh.abs() <= C(FLT_MAX);
+  if (every(near)) return norm_cdf_near(zh, zl);
+  return VF::blendv(laplace_far(x), norm_cdf_near(zh & near, zl & near), near);
+}
+ALWAYS static inline VF laplace_grad_f(VF go, VF x) {
+  VF zh, zl;
+  laplace_z(x, zh, zl);
+  const VF near = (zh.abs() <= C(FLT_MAX)) & unscaled_lanes(go);
+  if (every(near)) return pdf_near(go, zh, zl, LP_C_HI, LP_C_LO);
+  return VF::blendv(laplace_grad_far(go, x), pdf_near(go & near, zh & near, zl & near, LP_C_HI, LP_C_LO), near);
 }
 // gelu'(x) = fh + fl for -GELU_NEAR <= x < inf: gelu_grad_of's algebra, 2B = 2T - 2A with 2A = a sqrt(2 / pi)
 // (their difference a TwoSum), S = (t / 2)(1 + p)(1 - sl) 2B for x < 0 and 1 - S above; near the zero x0 its
@@ -1636,6 +1730,85 @@ ALWAYS static inline void glu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
   near_or_far_grad<glu_near_lanes, glu_grad_near, glu_grad_far>(go, g, v, dg, dv);
 }
 
+// gtu, sigma(g) tanh(v). Near forms: sigma(g) = fh + fl (sigma_near_parts: u = e^-|g| carried, p's error 0.42
+// 2^-24) and tanh |v| = th + tl (tanh_abs_parts: tanh_f's quotient, u = e^-2|v| to ~2^-26, as hi + lo), their
+// product rounded once and given v's sign; for |g| <= 60 and |v| in [2^-32, inf] or 0 (sigma(-60) 2^-32 > 2^-119:
+// normal). Elsewhere (NaN, far gates, tiny v) glu's kernel on tanh_f(v) rounded (one rounding more: within glu's
+// and tanh's bounds together)
+ALWAYS static inline void tanh_abs_parts(VF a, const OnePlus& o, VF& th, VF& tl) {  // (o: e^-2 min(a, 12))
+  tanh_parts(o, th, tl);
+  const VF small = a < C(0x1p-12f);  // (a - a^3 / 3: the quotient's first-order correction leaves up to 1 ULP)
+  th = VF::blendv(th, a, small);
+  tl = VF::blendv(tl, (a * (a * a)) * C(-0.333333343f), small);
+}
+ALWAYS static inline VF gtu_near(VF g, VF v) {
+  VF uh, ul, dh, dl, fh, fl;
+  one_plus_near(g, uh, ul, dh, dl);
+  sigma_near_parts(g, uh, ul, dh, dl, fh, fl);
+  const VF a = v.abs();
+  OnePlus o;
+  one_plus<true>(at::vec::minimum(a, C(12.0f)) * C(-2.0f), o);
+  VF th, tl;
+  tanh_abs_parts(a, o, th, tl);
+  return fma_(fh, th, fma_(fh, tl, fl * th)) | sign_of(v);
+}
+ALWAYS static inline VF gtu_near_lanes(VF g, VF v) {
+  return (g.abs() <= C(SIGMA_NEAR)) & ((v.abs() >= C(0x1p-32f)) | (v == C(0.0f)));
+}
+ALWAYS static inline VF gtu_f(VF g, VF v) {
+  const VF near = gtu_near_lanes(g, v);
+  if (every(near)) return gtu_near(g, v);
+  return VF::blendv(glu_f(g, tanh_f(v)), gtu_near(g & near, v & near), near);
+}
+// gtu's gradients, d/dg = go sigma'(g) tanh(v) and d/dv = go sigma(g) sech^2(v), for |g| <= 26, |v| <= 20 (and
+// |v| >= 2^-32 or 0) and go in [2^-32, 2^32] or 0, so that both products are normal (2^-32 sigma(-26)
+// sech^2(20) > 2^-126): s = sigma(-|g|) = u / D and m = 1 - s as hi + lo (sigma(g) one of them, sigma'(g) = s m),
+// tanh |v| = th + tl and sech^2 v = 2 q (1 + t) with q = w / (1 + w) (w = e^-2|v|, tanh's exponential) as hi + lo;
+// each product of three rounded once. Elsewhere glu's gradients of (go, g, tanh_f(v)), d/dv then tanh's
+// derivative kernel on glu's go sigma(g): a rounding more each (within the bounds of both)
+#define GTU_GRAD_G 26.0f
+#define GTU_GRAD_V 20.0f
+ALWAYS static inline VF times_three(VF go, VF ah, VF al, VF bh, VF bl) {  // go (ah + al)(bh + bl), rounded once
+  const VF ph = ah * bh;
+  const VF pl = fma_(ah, bh, -ph) + fma_(ah, bl, al * bh);
+  return fma_(go, ph, go * pl) | sign_of(go);  // (go's sign also where go is -0)
+}
+ALWAYS static inline void gtu_grad_near(VF go, VF g, VF v, VF& dg, VF& dv) {
+  VF uh, ul, dh, dl;
+  one_plus_near(g, uh, ul, dh, dl);
+  const VF inv = C(1.0f) / dh;
+  const VF sh = uh * inv;
+  const VF sl = (at::vec::fnmadd(sh, dh, uh) + at::vec::fnmadd(sh, dl, ul)) * inv;
+  const VF mh = C(1.0f) - sh;
+  const VF ml = ((C(1.0f) - mh) - sh) - sl;  // (Fast2Sum: 1 >= sh)
+  const VF ph = sh * mh;
+  const VF pl = fma_(sh, mh, -ph) + fma_(sh, ml, sl * mh);  // sigma'(g) = s m
+  const VF a = v.abs();
+  OnePlus o;
+  one_plus<true>(a * C(-2.0f), o);
+  VF th, tl, qh, ql;
+  tanh_abs_parts(a, o, th, tl);
+  quotient2(o.uh, o.ul, o.dh, o.dl, qh, ql);
+  const VF eh = C(1.0f) + th;
+  const VF el = ((C(1.0f) - eh) + th) + tl;  // 1 + t (Fast2Sum: 1 >= th)
+  const VF rh = qh * eh;
+  const VF rl = fma_(qh, eh, -rh) + fma_(qh, el, ql * eh);  // sech^2 v / 2
+  dg = times_three(go, ph, pl, th, tl) ^ sign_of(v);
+  dv = times_three(go + go, VF::blendv(mh, sh, g), VF::blendv(ml, sl, g), rh, rl);  // (sigma(g): g's sign bit)
+}
+ALWAYS static inline VF gtu_grad_lanes(VF g, VF go, VF v) {
+  const VF a = v.abs();
+  return (g.abs() <= C(GTU_GRAD_G)) & (a <= C(GTU_GRAD_V)) & ((a >= C(0x1p-32f)) | (a == C(0.0f))) & unscaled_lanes(go);
+}
+ALWAYS static inline void gtu_grad_far(VF go, VF g, VF v, VF& dg, VF& dv) {
+  VF gate;
+  glu_grad_f(go, g, tanh_f(v), dg, gate);
+  dv = tanh_grad_f(gate, v);
+}
+ALWAYS static inline void gtu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
+  near_or_far_grad<gtu_grad_lanes, gtu_grad_near, gtu_grad_far>(go, g, v, dg, dv);
+}
+
 """
 
 # Kernels over [rows, width] blocks with a row stride per array (1-D: one row), unit inner stride: x -> y,
@@ -1730,6 +1903,7 @@ GATED: dict[str, tuple[str, str]] = {
     "swiglu": ("swiglu_f", "swiglu_grad_f"),
     "geglu": ("geglu_f", "geglu_grad_f"),
     "glu": ("glu_f", "glu_grad_f"),
+    "gtu": ("gtu_f", "gtu_grad_f"),
 }
 
 _BUILT: dict[tuple[str, str], Callable | None] = {}
@@ -2077,6 +2251,7 @@ FORMS: dict[str, tuple] = {
     "swiglu": ("swiglu", "g", "v", 1.0),
     "geglu": ("mul", ("gated", "g", ("norm_cdf", "g")), "v"),
     "glu": ("mul", ("sigmoid", "g"), "v"),
+    "gtu": ("mul", ("sigmoid", "g"), ("tanh", "v")),
 }
 
 
