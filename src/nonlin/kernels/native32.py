@@ -1732,8 +1732,8 @@ ALWAYS static inline void glu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
 
 // gtu, sigma(g) tanh(v). Near forms: sigma(g) = fh + fl (sigma_near_parts: u = e^-|g| carried, p's error 0.42
 // 2^-24) and tanh |v| = th + tl (tanh_abs_parts: tanh_f's quotient, u = e^-2|v| to ~2^-26, as hi + lo), their
-// product rounded once and given v's sign; for |g| <= 60 and |v| in [2^-32, inf] or 0 (sigma(-60) 2^-32 > 2^-119:
-// normal). Elsewhere (NaN, far gates, tiny v) glu's kernel on tanh_f(v) rounded (one rounding more: within glu's
+// product rounded once and given v's sign; for g >= -60 (clamped at 60: above, sigma(g) (th + tl) rounds to th) and
+// |v| in [2^-32, inf] or 0 (sigma(-60) 2^-32 > 2^-119: normal). Elsewhere (NaN, far gates, tiny v) glu's kernel on tanh_f(v) rounded (one rounding more: within glu's
 // and tanh's bounds together)
 ALWAYS static inline void tanh_abs_parts(VF a, const OnePlus& o, VF& th, VF& tl) {  // (o: e^-2 min(a, 12))
   tanh_parts(o, th, tl);
@@ -1743,7 +1743,7 @@ ALWAYS static inline void tanh_abs_parts(VF a, const OnePlus& o, VF& th, VF& tl)
 }
 ALWAYS static inline VF gtu_near(VF g, VF v) {
   VF uh, ul, dh, dl, fh, fl;
-  one_plus_near(g, uh, ul, dh, dl);
+  one_plus_near(at::vec::minimum(g, C(SIGMA_NEAR)), uh, ul, dh, dl);
   sigma_near_parts(g, uh, ul, dh, dl, fh, fl);
   const VF a = v.abs();
   OnePlus o;
@@ -1753,7 +1753,7 @@ ALWAYS static inline VF gtu_near(VF g, VF v) {
   return fma_(fh, th, fma_(fh, tl, fl * th)) | sign_of(v);
 }
 ALWAYS static inline VF gtu_near_lanes(VF g, VF v) {
-  return (g.abs() <= C(SIGMA_NEAR)) & ((v.abs() >= C(0x1p-32f)) | (v == C(0.0f)));
+  return (g >= C(-SIGMA_NEAR)) & ((v.abs() >= C(0x1p-32f)) | (v == C(0.0f)));
 }
 ALWAYS static inline VF gtu_f(VF g, VF v) {
   const VF near = gtu_near_lanes(g, v);
