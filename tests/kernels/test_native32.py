@@ -739,3 +739,77 @@ def test_gtu_non_finite_inputs_and_signed_zeros_are_the_ieee_products():
             assert torch.equal(got.isnan(), ref32.isnan()), (got, ref32)
             exact = (ref32 == 0) | ref32.isinf()
             assert torch.equal(got[exact], ref32[exact]) and torch.equal(got[exact].signbit(), ref32[exact].signbit())
+
+
+# ATen's AVX-512 Vectorized<float>::blendv selects only the lanes whose mask is all ones, where AVX2's reads the
+# sign bit alone: a kernel that passed a value's sign as VF::blendv's mask is right on AVX2 and wrong on AVX-512
+# (the near forms of 2026-12-05 did, until native32.blend_sign). On AVX2 every kernel is built once more, in one
+# library, with VF::blendv under AVX-512's rule, and must give the same bits.
+_ALL_ONES_BLEND = r"""
+ALWAYS static inline VF blendv_all_ones(VF a, VF b, VF mask) {
+  const __m256 m = _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_castps_si256(mask), _mm256_set1_epi32(-1)));
+  return VF(_mm256_blendv_ps(a, b, m));
+}
+"""
+
+
+def _vector_isa() -> str:
+    from torch._inductor import cpu_vec_isa
+
+    return str(cpu_vec_isa.pick_vec_isa()).split()[0]
+
+
+def _kernels_under_avx512_blend_rule():
+    """Every kernel of native32, VF::blendv replaced by the AVX-512 rule, as one ctypes library: k_NAME_f, k_NAME_b."""
+    import ctypes
+
+    from torch._inductor.codecache import CppCodeCache
+
+    from nonlin.kernels.gather import FOR_BLOCKS
+
+    always = "#define ALWAYS __attribute__((always_inline))\n"
+    prelude = native32._PRELUDE.replace("// CONSTANTS", native32._constants())
+    assert always in prelude
+    parts = [prelude.replace(always, always + _ALL_ONES_BLEND) + FOR_BLOCKS]
+    for name, (f, b) in native32.PRIMITIVES.items():
+        parts.append(native32._UNARY.replace("FN", f).replace("void kernel(", f"void k_{name}_f("))
+        parts.append(native32._BINARY.replace("FN", b).replace("void kernel(", f"void k_{name}_b("))
+    for name, (f, b) in native32.GATED.items():
+        parts.append(native32._BINARY.replace("FN", f).replace("void kernel(", f"void k_{name}_f("))
+        parts.append(native32._GATED_GRAD.replace("FN", b).replace("void kernel(", f"void k_{name}_b("))
+    lib = CppCodeCache.load("\n".join(parts).replace("VF::blendv(", "blendv_all_ones("))
+
+    def call(symbol: str, *tensors: torch.Tensor, outputs: int = 1) -> list[torch.Tensor]:
+        outs = [torch.empty_like(tensors[0]) for _ in range(outputs)]
+        n = tensors[0].numel()
+        arrays = (*tensors, *outs)
+        fn = getattr(lib, symbol)
+        fn.argtypes = [ctypes.c_void_p] * len(arrays) + [ctypes.c_int64] * (3 + len(arrays))
+        fn.restype = None
+        fn(*(t.data_ptr() for t in arrays), 1, n, *([n] * len(arrays)), 1)
+        return outs
+
+    return call
+
+
+@needs_kernels
+@pytest.mark.skipif(
+    not native32.available() or _vector_isa() != "avx2", reason="on AVX-512 the other tests run its own blendv"
+)
+def test_every_blend_mask_is_a_comparison_mask():
+    """Under AVX-512's blendv rule every kernel, forward and backward, gives the bits of its AVX2 build, on both
+    signs of every binade, zeros, infinities and NaN."""
+    call = _kernels_under_avx512_blend_rule()
+    x = torch.from_numpy(_inputs(65521))
+    x = torch.cat([x, torch.tensor(EDGES, dtype=torch.float32)])
+    go = torch.randn(x.shape, generator=torch.Generator().manual_seed(13))
+    for name in native32.PRIMITIVES:
+        assert _same_bits(call(f"k_{name}_f", x)[0], native32.forward(name, x)), name
+        assert _same_bits(call(f"k_{name}_b", go, x)[0], native32.backward(name, go, x)), name
+    g, v, go = _gated_sample(4001)
+    for name in native32.GATED:
+        assert _same_bits(call(f"k_{name}_f", g, v)[0], native32.gated_forward(name, g, v)), name
+        dg, dv = torch.empty_like(g), torch.empty_like(g)
+        assert native32.gated_backward(name, go, g, v, dg, dv)
+        got_dg, got_dv = call(f"k_{name}_b", go, g, v, outputs=2)
+        assert _same_bits(got_dg, dg) and _same_bits(got_dv, dv), name

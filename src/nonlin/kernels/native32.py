@@ -251,6 +251,16 @@ ALWAYS static inline bool unscaled(VF a) { return every(unscaled_lanes(a)); }
 // zeros of different signs where l's sign is not h's, +0 in IEEE arithmetic, where go f'(x) at go = -0 is -0 (the
 // sign bit ORed in is already set in every other lane: |l| is below h's last bit)
 ALWAYS static inline VF sign_of(VF a) { return a & C(-0.0f); }
+// b where s's sign bit is set, a elsewhere (s any float: a negative value or -0 selects b). AVX2's blendv reads
+// the mask's sign bit alone, but ATen's AVX-512 Vectorized<float>::blendv selects only lanes whose mask is all
+// ones, so VF::blendv is for comparison masks only and a value's sign goes through here
+ALWAYS static inline VF blend_sign(VF a, VF b, VF s) {
+#if defined(CPU_CAPABILITY_AVX512)
+  return VF(_mm512_mask_blend_ps(_mm512_movepi32_mask(_mm512_castps_si512(s)), a, b));
+#else
+  return VF(_mm256_blendv_ps(a, b, s));
+#endif
+}
 template <bool PLAIN = false> ALWAYS static inline VF scaled_product(VF u, const Parts& p) {  // (v = 1: the same bits)
   if (PLAIN && unscaled(u)) return scaled(fma_(u, p.h, u * p.l), p.k) | sign_of(u ^ p.h);
   VF su;
@@ -352,7 +362,7 @@ ALWAYS static inline VF sigmoid_near(VF x) {
   const VF uh = fma_(p, t, t);
   const VF dh = C(1.0f) + uh;
   const VF dl = (C(1.0f) - dh) + uh;  // (Fast2Sum: 1 >= uh)
-  const VF n = VF::blendv(C(1.0f), uh, x);
+  const VF n = blend_sign(C(1.0f), uh, x);
   const VF inv = C(1.0f) / dh;
   const VF y = n * inv;
   return fma_(at::vec::fnmadd(y, dl, at::vec::fnmadd(y, dh, n)), inv, y);
@@ -1207,9 +1217,9 @@ ALWAYS static inline void gated_grad_f(VF go, VF g, VF v, VF& dg, VF& dv, float 
 template <bool LOW = false> ALWAYS static inline VF silu_near_of(VF x, VF zh, VF nzl) {
   VF uh, ul, dh, dl;
   one_plus_near<LOW>(zh, uh, ul, dh, dl, nzl);
-  const VF n = VF::blendv(C(1.0f), uh, x);
+  const VF n = blend_sign(C(1.0f), uh, x);
   const VF nh = x * n;
-  const VF nl = fma_(x, VF::blendv(C(0.0f), ul, x), at::vec::fmsub(x, n, nh));
+  const VF nl = fma_(x, blend_sign(C(0.0f), ul, x), at::vec::fmsub(x, n, nh));
   const VF inv = C(1.0f) / dh;
   const VF y = nh * inv;
   // (x & -0: a zero x keeps its sign, which the sum of the signed zeros above does not; every other result's
@@ -1262,8 +1272,8 @@ ALWAYS static inline void gauss_times(VF x, const GaussNear& g, VF bh, VF bl, VF
   const VF wh = eh * th, wl = el * th;
   const VF oh = C(1.0f) - wh;
   const VF ol = ((C(1.0f) - oh) - wh) - wl;  // (Fast2Sum: 1 >= |wh|)
-  fh = VF::blendv(oh, wh, x);
-  fl = VF::blendv(ol, wl, x);
+  fh = blend_sign(oh, wh, x);
+  fl = blend_sign(ol, wl, x);
 }
 // Phi(x) = fh + fl for -GELU_NEAR <= x < inf (a = |x| clamped at GELU_NEAR: above, Phi(-a) < 2^-62 and 1 - Phi(-a)
 // rounds to 1)
@@ -1281,12 +1291,12 @@ ALWAYS static inline void ndtr_near(VF x, VF& fh, VF& fl) {
 #define CDF_LOWER 14.25f
 ALWAYS static inline VF norm_cdf_near(VF zh, VF zl) {
   const VF b = zh.abs();
-  const VF a = at::vec::minimum(b, VF::blendv(C(CDF_UPPER), C(CDF_LOWER), zh));  // (zh's sign bit)
+  const VF a = at::vec::minimum(b, blend_sign(C(CDF_UPPER), C(CDF_LOWER), zh));  // (zh's sign bit)
   GaussNear g;
-  gauss_near<true>(a, g, (zl ^ sign_of(zh)) & (a == b), VF::blendv(C(EXP_MAGIC), C(EXP_MAGIC + 64.0f), zh));
+  gauss_near<true>(a, g, (zl ^ sign_of(zh)) & (a == b), blend_sign(C(EXP_MAGIC), C(EXP_MAGIC + 64.0f), zh));
   VF fh, fl;
   gauss_times(zh, g, g.y, g.c, fh, fl);
-  return (fh + fl) * VF::blendv(C(1.0f), C(0x1p-64f), zh);
+  return (fh + fl) * blend_sign(C(1.0f), C(0x1p-64f), zh);
 }
 // go c phi(z) for z = zh + zl, every finite zh, and go in [2^-32, 2^32] or 0 (no prescale), c = ch + cl < 2 (ndtr:
 // 1 / sqrt(2 pi); laplace: 1 / (sigma sqrt(2 pi))): e^{-z^2/2} = t (1 + p)(1 - sl) as in gauss_near (z^2 / 2 = sh +
@@ -1392,7 +1402,7 @@ ALWAYS static inline void silu_grad_near_parts(VF x, VF wh, VF wl, VF uh, VF ul,
   if constexpr (KIND != SILU) sl = sl + wl;
   VF nph, npl, qh, ql;
   silu_grad_numerators(sh, sl, uh, ul, uh, ul, nph, npl, qh, ql);
-  const VF nh = VF::blendv(nph, qh, x), nl = VF::blendv(npl, ql, x);  // (x's sign bit; both give 1/2 at 0)
+  const VF nh = blend_sign(nph, qh, x), nl = blend_sign(npl, ql, x);  // (x's sign bit; both give 1/2 at 0)
   const VF ph = dh * dh;
   const VF pl = fma_(dh + dh, dl, at::vec::fmsub(dh, dh, ph));
   const VF inv = C(1.0f) / ph;
@@ -1537,7 +1547,7 @@ ALWAYS static inline VF times_signed_parts(VF u, VF v, VF y, VF c) {
 // (swiglu: g v as an exact two-product) rounded once; sigma(-60) 2^-32 is above 2^-119, so the results are normal
 #define SIGMA_NEAR 60.0f
 ALWAYS static inline void sigma_near_parts(VF g, VF uh, VF ul, VF dh, VF dl, VF& fh, VF& fl) {
-  const VF nh = VF::blendv(C(1.0f), uh, g), nl = VF::blendv(C(0.0f), ul, g);  // (g's sign bit)
+  const VF nh = blend_sign(C(1.0f), uh, g), nl = blend_sign(C(0.0f), ul, g);  // (g's sign bit)
   const VF inv = C(1.0f) / dh;
   fh = nh * inv;
   fl = (at::vec::fnmadd(fh, dh, nh) + at::vec::fnmadd(fh, dl, nl)) * inv;
@@ -1794,7 +1804,7 @@ ALWAYS static inline void gtu_grad_near(VF go, VF g, VF v, VF& dg, VF& dv) {
   const VF rh = qh * eh;
   const VF rl = fma_(qh, eh, -rh) + fma_(qh, el, ql * eh);  // sech^2 v / 2
   dg = times_three(go, ph, pl, th, tl) ^ sign_of(v);
-  dv = times_three(go + go, VF::blendv(mh, sh, g), VF::blendv(ml, sl, g), rh, rl);  // (sigma(g): g's sign bit)
+  dv = times_three(go + go, blend_sign(mh, sh, g), blend_sign(ml, sl, g), rh, rl);  // (sigma(g): g's sign bit)
 }
 ALWAYS static inline VF gtu_grad_lanes(VF g, VF go, VF v) {
   const VF a = v.abs();
