@@ -37,6 +37,9 @@ VALUE = {
     "gelu": lambda t: t * _ndtr(t),
     "quick_gelu": lambda t: t * torch.sigmoid(1.702 * t),
     "gelu_tanh": lambda t: t * torch.sigmoid(_GT_2C * (t + _GT_A * t**3)),
+    "ndtr": _ndtr,
+    "laplace": lambda t: _ndtr((t - 0.707107) / 0.282095),
+    "tanhshrink": lambda t: t - torch.tanh(t),
 }
 SLOPE = {
     "sigmoid": lambda t: torch.sigmoid(t) * torch.sigmoid(-t),
@@ -45,6 +48,9 @@ SLOPE = {
     "gelu": lambda t: _ndtr(t) + t * torch.exp(-t * t / 2) / (2 * torch.pi) ** 0.5,
     "quick_gelu": lambda t: torch.sigmoid(1.702 * t) * (1 + 1.702 * t * torch.sigmoid(-1.702 * t)),
     "gelu_tanh": lambda t: torch.sigmoid(_z(t)) * (1 + _GT_2C * t * (1 + 3 * _GT_A * t * t) * torch.sigmoid(-_z(t))),
+    "ndtr": lambda t: torch.exp(-t * t / 2) / (2 * torch.pi) ** 0.5,
+    "laplace": lambda t: torch.exp(-(((t - 0.707107) / 0.282095) ** 2) / 2) / (0.282095 * (2 * torch.pi) ** 0.5),
+    "tanhshrink": lambda t: torch.tanh(t) ** 2,
 }
 
 torch.set_num_threads(2)
