@@ -458,6 +458,14 @@ ALWAYS static inline void tanh_parts(const OnePlus& o, VF& th, VF& tl) {
   const VF nl = ((C(1.0f) - nh) - uh) - ul;  // (Fast2Sum: 1 >= uh)
   quotient2(nh, nl, o.dh, o.dl, th, tl);
 }
+// tanh a = th + tl for a >= 0 from u = e^-2 min(a, 12) in o: tanh_parts, and a - a^3 / 3 below 2^-12 (where the
+// quotient's first-order correction leaves up to 1 ULP)
+ALWAYS static inline void tanh_abs_parts(VF a, const OnePlus& o, VF& th, VF& tl) {  // (o: e^-2 min(a, 12))
+  tanh_parts(o, th, tl);
+  const VF small = a < C(0x1p-12f);  // (a - a^3 / 3: the quotient's first-order correction leaves up to 1 ULP)
+  th = VF::blendv(th, a, small);
+  tl = VF::blendv(tl, (a * (a * a)) * C(-0.333333343f), small);
+}
 
 // tanhshrink(x) = x - tanh(x), odd. For a = |x| >= 7/8: (a - 1) + w, w = 1 - tanh a = 2u / (1 + u) (u = e^-2a,
 // one quotient, as hi + lo), a - 1 exact (a >= 1/2; above 2^24 it rounds as the result does) and the sum a TwoSum:
@@ -517,10 +525,7 @@ ALWAYS static inline VF tanhshrink_grad_near(VF go, VF x) {
   OnePlus o;
   one_plus<true>(at::vec::minimum(a, C(12.0f)) * C(-2.0f), o);
   VF th, tl;
-  tanh_parts(o, th, tl);
-  const VF small = a < C(0x1p-12f);
-  th = VF::blendv(th, a, small);
-  tl = VF::blendv(tl, (a * (a * a)) * C(-0.333333343f), small);
+  tanh_abs_parts(a, o, th, tl);
   const VF ph = th * th;
   const VF pl = fma_(th, th, -ph) + (th + th) * tl;
   return fma_(go, ph, go * pl) | sign_of(go);  // (go's sign also where go is -0 and pl < 0)
@@ -894,7 +899,7 @@ template <void (*Z)(VF, VF&, VF&)> ALWAYS static inline VF norm_pdf_of(VF go, VF
 }
 ALWAYS static inline VF laplace_far(VF x) { return norm_cdf_of<laplace_z>(x); }
 ALWAYS static inline VF laplace_grad_far(VF go, VF x) { return norm_pdf_of<laplace_z>(go, x, LP_C_HI, LP_C_LO); }
-// ndtr, Phi(x): laplace's kernels with z = x exactly (outside ndtr_near's and ndtr_grad_near's ranges)
+// ndtr, Phi(x): laplace's kernels with z = x exactly (outside norm_cdf_near's and pdf_near's ranges)
 ALWAYS static inline void exact_z(VF x, VF& zh, VF& zl) {
   zh = x;
   zl = C(0.0f);
@@ -1743,14 +1748,8 @@ ALWAYS static inline void glu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
 // gtu, sigma(g) tanh(v). Near forms: sigma(g) = fh + fl (sigma_near_parts: u = e^-|g| carried, p's error 0.42
 // 2^-24) and tanh |v| = th + tl (tanh_abs_parts: tanh_f's quotient, u = e^-2|v| to ~2^-26, as hi + lo), their
 // product rounded once and given v's sign; for g >= -60 (clamped at 60: above, sigma(g) (th + tl) rounds to th) and
-// |v| in [2^-32, inf] or 0 (sigma(-60) 2^-32 > 2^-119: normal). Elsewhere (NaN, far gates, tiny v) glu's kernel on tanh_f(v) rounded (one rounding more: within glu's
-// and tanh's bounds together)
-ALWAYS static inline void tanh_abs_parts(VF a, const OnePlus& o, VF& th, VF& tl) {  // (o: e^-2 min(a, 12))
-  tanh_parts(o, th, tl);
-  const VF small = a < C(0x1p-12f);  // (a - a^3 / 3: the quotient's first-order correction leaves up to 1 ULP)
-  th = VF::blendv(th, a, small);
-  tl = VF::blendv(tl, (a * (a * a)) * C(-0.333333343f), small);
-}
+// |v| in [2^-32, inf] or 0 (sigma(-60) 2^-32 > 2^-119: normal). Elsewhere (NaN, far gates, tiny v) glu's kernel on
+// tanh_f(v) rounded (one rounding more: within glu's and tanh's bounds together)
 ALWAYS static inline VF gtu_near(VF g, VF v) {
   VF uh, ul, dh, dl, fh, fl;
   one_plus_near(at::vec::minimum(g, C(SIGMA_NEAR)), uh, ul, dh, dl);
