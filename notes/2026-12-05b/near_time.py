@@ -30,6 +30,7 @@ TORCH = {
     "ndtr": torch.special.ndtr,
     "laplace": lambda x: 0.5 * (1.0 + torch.erf((x - 0.707107) / (0.282095 * 1.4142135623730951))),
     "tanhshrink": F.tanhshrink,
+    "siren": lambda x: torch.sin(30.0 * x),  # (the textbook composite)
 }
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))

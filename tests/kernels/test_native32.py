@@ -74,6 +74,8 @@ REFERENCE = {
             np.tanh(x) + np.where(np.isinf(x), 0.0, x) / np.cosh(np.minimum(np.abs(x), 355.0)) ** 2,
         ),
     ),
+    # (30 x exact in float64; numpy's sin and cos reduce their argument exactly at every magnitude)
+    "siren": (lambda x: np.sin(30.0 * x), lambda x: 30.0 * np.cos(30.0 * x)),
     "softcap": (
         lambda x: 50.0 * np.tanh(x / 50.0),
         lambda x: np.where(np.isinf(x), 0.0, 1.0 / np.cosh(np.minimum(np.abs(x / 50.0), 355.0)) ** 2),
@@ -139,7 +141,8 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # the near forms, gelu's Phi and e^{-z^2/2} from exp_near on z = zh + zl: 1.41 / 1.14 on every 7th float32),
 # ndtr 1.03 / 0.82 (the same near forms with z = x: 1.31 / 1.13 on every 7th float32), hardswish 0.50 / 0.50 (x (x + 3) / 6 in doubles, rounded once),
 # lecun_tanh 0.80 / 0.80 (softcap's, 2x / 3 carried as hi + lo), gelu_tanh 0.94 / 0.99 (z and x z' carried as hi +
-# lo; from -9 up silu's near forms on them: 1.13 / 1.15 on every 7th float32). Up to 1 ULP just below 2^-126, where the quotient
+# lo; from -9 up silu's near forms on them: 1.13 / 1.15 on every 7th float32), siren 0.5001 / 0.5001 (sin and cos of the
+# exact 30 x in doubles, rounded once: also on every float32 of its reduced range, tools/sin_reduction_bound.py). Up to 1 ULP just below 2^-126, where the quotient
 # (rounded to float32's 24 bits) is rounded again to the subnormal grid, which is as fine there (silu's 0.89 at x = -91.9); gelu's pieces
 # (erfcx's fit and its float32 evaluation, the quotient, e^{-a^2/2} to 2^-26) add up to ~1 (the goal is 2).
 # Every operation is correctly rounded IEEE arithmetic, so the bits, and these errors, are the same under AVX2
@@ -163,6 +166,7 @@ BOUNDS = {
     "lisht": (0.9, 0.9),
     "gelu_tanh": (1.2, 1.2),
     "tanhexp": (1.0, 1.25),
+    "siren": (0.501, 0.501),
 }
 
 # the entries whose float32 calls take the kernels outside torch.compile too (elu's route there is torch's op:
@@ -378,6 +382,7 @@ def test_an_entry_written_as_the_primitive_takes_it():
     assert of("laplace", mu=0.707107, sigma=0.282095) == "laplace" and of("laplace", mu=0.0, sigma=1.0) == "ndtr"
     assert of("ndtr") == "ndtr" and of("hardswish") == "hardswish" and of("hard_mish") is None
     assert of("lecun_tanh") == "lecun_tanh" and of("penalized_tanh", a=0.25) is None
+    assert of("siren", omega_0=30.0) == "siren" and of("siren", omega_0=10.0) is None and of("sin") is None
 
 
 def test_without_a_vector_isa_the_generated_kernels_run(monkeypatch):

@@ -960,6 +960,77 @@ ALWAYS static inline VF hardswish_grad_f(VF go, VF x) {
   return zero_derivative_at(r, go, x < C(-3.0f));  // (a NaN x made r NaN)
 }
 
+// siren, sin(w x) (w = SIREN_W, its default 30), in doubles: p = w x is exact (w has 5 significant bits), k =
+// round(p 2/pi) (p 2/pi + 1.5 2^52 rounds to an integer, k in its low bits), r = p - k pi/2 by two fmas against
+// pi/2 = PIO2_HI + PIO2_LO, each rounding relative to r itself: |r| >= 2^-27.9 for every float32 x with
+// |p| < SIN_NEAR (tools/sin_reduction_bound.py), so r is within 2^-50 of its value relative. sin r and cos r by
+// Taylor's series to r^11 and r^12 (|r| <= pi/4: the next terms are below 2^-36 relative), the quadrant's choice
+// and sign from k's two low bits, then one rounding to float32: correctly rounded but within 2^-12 ULP of a
+// midpoint (every float32 of the range: 0.5001 ULP both ways; the derivative's go w cos p, where cos p rounds to 1
+// in doubles and go w is a float32 midpoint, rounds to even: 0.5). The derivative go w cos(w x) = go w sin(p + pi/2) is the same
+// with k + 1, go w and the sine multiplied in doubles. Beyond |p| = SIN_NEAR (and at infinities or NaN) the C
+// library's sin and cos of the double p, whose range reduction is exact at every magnitude, lane by lane (none
+// in the vectors of ordinary inputs).
+constexpr double TWO_OVER_PI = 0x1.45f306dc9c883p-1, PIO2_HI = 0x1.921fb54442d18p+0, PIO2_LO = 0x1.1a62633145c07p-54;
+constexpr double SIN_NEAR = 0x1p22, ROUND_MAGIC = 0x1.8p52;
+using VL = Vectorized<int64_t>;
+template <int J> ALWAYS static inline VD sin_quarter_turns(VD p) {  // sin(p + J pi / 2)
+  const VD kk = at::vec::fmadd(p, VD(TWO_OVER_PI), VD(ROUND_MAGIC));
+  const VD k = kk - VD(ROUND_MAGIC);
+  VD r = at::vec::fmadd(k, VD(-PIO2_HI), p);
+  r = at::vec::fmadd(k, VD(-PIO2_LO), r);
+  const VD r2 = r * r;
+  VD s = at::vec::fmadd(r2, VD(-1.0 / 39916800.0), VD(1.0 / 362880.0));
+  for (const double t : {-1.0 / 5040.0, 1.0 / 120.0, -1.0 / 6.0}) s = at::vec::fmadd(s, r2, VD(t));
+  s = r * at::vec::fmadd(s, r2, VD(1.0));
+  VD c = at::vec::fmadd(r2, VD(1.0 / 479001600.0), VD(-1.0 / 3628800.0));
+  for (const double t : {1.0 / 40320.0, -1.0 / 720.0, 1.0 / 24.0, -0.5, 1.0}) c = at::vec::fmadd(c, r2, VD(t));
+  // quadrant q = k + J: sin r, cos r, -sin r, -cos r (q's bit 0 picks, bit 1 flips the sign)
+  const VL q = at::vec::cast<int64_t>(kk) + VL(J);
+  const VD odd = at::vec::cast<double>((q & VL(1)) == VL(1));
+  return VD::blendv(s, c, odd) ^ at::vec::cast<double>((q & VL(2)) << VL(62));
+}
+// go c sin(w x + j pi/2) of one lane by the C library (c = w for a derivative, 1 for a value: exact products)
+template <int J> __attribute__((noinline, cold)) static VF sin_lanes(VF go, VF x, double w, double c) {
+  float gs[V], xs[V], out[V];
+  go.store(gs);
+  x.store(xs);
+  for (int64_t i = 0; i < V; ++i) {
+    const double p = static_cast<double>(xs[i]) * w;
+    const double v = J == 0 ? std::sin(p) : J == 1 ? std::cos(p) : -std::sin(p);
+    out[i] = static_cast<float>(static_cast<double>(gs[i]) * c * v);
+  }
+  return VF::loadu(out);
+}
+// sin p of |p| < 2^-25 rounds to p itself in doubles, and p (29 bits) may be a float32 midpoint, where the true sine,
+// strictly between p and its neighbour toward zero, rounds toward zero: the neighbour does (as the float64 path)
+ALWAYS static inline VD below_where_equal(VD s, VD p) {
+  const VD below = at::vec::cast<double>(at::vec::cast<int64_t>(s) - VL(1));
+  return VD::blendv(s, below, (s == p) & (p != VD(0.0)));
+}
+// go c sin(w x + j pi/2) rounded once (GO false: the value, go and c 1)
+template <int J, bool GO> ALWAYS static inline VF sin_of_product(VF go, VF x, double w, double c) {
+  const VF near = x.abs() < C(static_cast<float>(SIN_NEAR / w));
+  VD xl, xh;
+  widen(x, xl, xh);
+  VD yl = sin_quarter_turns<J>(xl * VD(w)), yh = sin_quarter_turns<J>(xh * VD(w));
+  if (GO) {
+    VD gl, gh;
+    widen(go, gl, gh);
+    yl = gl * VD(c) * yl;
+    yh = gh * VD(c) * yh;
+  } else if (J == 0 && !none(x.abs() < C(static_cast<float>(0x1p-25 / w)))) {
+    yl = below_where_equal(yl, xl * VD(w));
+    yh = below_where_equal(yh, xh * VD(w));
+  }
+  VF y = narrow(yl, yh);
+  if (J % 2 == 0) y = VF::blendv(y, x, x == C(0.0f));  // (sin(-0) = -0, where the fmas give +0)
+  if (every(near)) return y;
+  return VF::blendv(sin_lanes<J>(GO ? go : C(1.0f), x, w, GO ? c : 1.0), y, near);
+}
+ALWAYS static inline VF siren_f(VF x) { return sin_of_product<0, false>(x, x, SIREN_W, 1.0); }
+ALWAYS static inline VF siren_grad_f(VF go, VF x) { return sin_of_product<1, true>(go, x, SIREN_W, SIREN_W); }
+
 // tanhexp, x tanh(E), E = e^x = 2^k (h + l), x clamped by the caller (k >= -289). For x >= -8.5 (E >= 2^-12.3):
 // tanh E from u = e^-2E, -2E carried as hi + lo (exact scalings of h and l; its low part outside the reduced
 // argument, softcap's one_plus_clamped; beyond 2E = 24 tanh E rounds to 1), the quotient as th + tl. Below,
@@ -1902,6 +1973,7 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
     "laplace": ("laplace_f", "laplace_grad_f"),
     "ndtr": ("ndtr_f", "ndtr_grad_f"),
     "hardswish": ("hardswish_f", "hardswish_grad_f"),
+    "siren": ("siren_f", "siren_grad_f"),
     "lecun_tanh": ("lecun_tanh_f", "lecun_tanh_grad_f"),
     "lisht": ("lisht_f", "lisht_grad_f"),
     "gelu_tanh": ("gelu_tanh_f", "gelu_tanh_grad_f"),
@@ -2070,6 +2142,7 @@ def _constants() -> str:
         values[f"LT_{name}_LO"] = v - _f32_value(v)
     values.update(_clipped_gelu_constants())
     values.update(_laplace_constants())
+    values.update(SIREN_W=_siren_w())
     values.update(_gelu_tanh_constants())
     values.update(_zero_fit("TE", TANHEXP_X0, TANHEXP_C0, TANHEXP_ZONE))
     values.update(
@@ -2132,6 +2205,16 @@ def _clipped_gelu_constants() -> dict[str, float]:
     if below > upper:
         below = float(torch.nextafter(torch.tensor(below, dtype=torch.float32), torch.tensor(-math.inf)))
     return {"CG_MIN": d["min"], "CG_MAX": d["max"], "CG_BREAK": below}
+
+
+def _siren_w() -> float:
+    """siren's default omega_0, whose product with a float32 is exact in a double (the kernel's premise)."""
+    from nonlin.registry import spec
+
+    w = spec("siren").defaults()["omega_0"]
+    mantissa = math.frexp(w)[0] * 2**24
+    assert _f32_value(w) == w and mantissa == math.floor(mantissa) and mantissa % 2**19 == 0, w
+    return w
 
 
 def _laplace_constants() -> dict[str, float]:
@@ -2252,6 +2335,7 @@ FORMS: dict[str, tuple] = {
     "softcap": ("mul", SOFTCAP_CAP, ("tanh", ("div", "x", SOFTCAP_CAP))),
     "ndtr": ("norm_cdf", "x"),
     "hardswish": ("entry", "hardswish"),
+    "siren": ("entry", "siren"),
     "lecun_tanh": ("mul", LECUN_A, ("tanh", ("mul", "x", LECUN_B))),
     "lisht": ("mul", "x", ("tanh", "x")),
     "gelu_tanh": ("gelu_tanh", "x"),

@@ -1,0 +1,59 @@
+"""How close w x comes to a multiple of pi/2 for float32 x, and the error of nonlin's siren kernel there.
+
+native32's siren kernel reduces p = w x (exact in a double) as r = p - k pi/2 with k = round(p 2/pi), by two
+fmas against pi/2 = PIO2_HI + PIO2_LO: their roundings are relative to r, and the constant's own error (2^-107
+relative) times k is an absolute error, small against r only where |r| is not tiny. This scans every float32 x
+with pi/4 <= |w x| < 2^22 (the kernel's near range; below pi/4, k = 0 and r = p exactly), binade by binade: the
+smallest |r| (computed with pi/2 split in three parts so that each product is exact or below 2^-70), and the
+kernel's worst forward and derivative error in float32 ULP against numpy's float64 sin and cos of the exact p.
+
+    PYTHONPATH=src python tools/sin_reduction_bound.py [w]      # w: siren's default omega_0, 30, by default
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from nonlin.kernels import native32
+
+# pi/2 as a 25-bit head (k * head exact for |k| < 2^28), a 53-bit middle and a tail (mpmath-free: the digits of pi/2)
+_PIO2_HEAD = float.fromhex("0x1.921fb5p+0")
+_PIO2_MID = float.fromhex("0x1.110b4611a6263p-26")
+_PIO2_TAIL = float.fromhex("0x1.8a2e03707344ap-81")
+
+
+def _ulp_error(y: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    e = np.floor(np.log2(np.maximum(np.abs(ref), 2.0**-149)))
+    return np.abs(y.astype(np.float64) - ref) / np.maximum(2.0 ** (e - 23), 2.0**-149)
+
+
+def scan(w: float) -> tuple[float, float, float]:
+    smallest, fwd_worst, bwd_worst = math.inf, 0.0, 0.0
+    lo_bits = np.float32(math.pi / 4 / w).view(np.uint32)
+    hi_bits = np.float32(2.0**22 / w).view(np.uint32)
+    chunk = 1 << 22
+    for start in tqdm(range(int(lo_bits), int(hi_bits), chunk), desc=f"w = {w}", unit="chunk"):
+        bits = np.arange(start, min(start + chunk, int(hi_bits)), dtype=np.uint32)
+        x = np.concatenate([bits.view(np.float32), -bits.view(np.float32)])
+        p = x.astype(np.float64) * w
+        k = np.rint(p * (2 / math.pi))
+        r = ((p - k * _PIO2_HEAD) - k * _PIO2_MID) - k * _PIO2_TAIL
+        smallest = min(smallest, float(np.abs(r).min()))
+        xt = torch.from_numpy(x)
+        fwd_worst = max(fwd_worst, float(_ulp_error(native32.forward("siren", xt).numpy(), np.sin(p)).max()))
+        go = torch.ones_like(xt)
+        bwd_worst = max(bwd_worst, float(_ulp_error(native32.backward("siren", go, xt).numpy(), w * np.cos(p)).max()))
+    return smallest, fwd_worst, bwd_worst
+
+
+if __name__ == "__main__":
+    w = float(sys.argv[1]) if len(sys.argv) > 1 else 30.0
+    assert w == native32._siren_w(), "the kernel is built for siren's default omega_0"
+    smallest, fwd, bwd = scan(w)
+    print(f"smallest |w x - k pi/2|: {smallest:.3e} (2^{math.log2(smallest):.1f})")
+    print(f"siren kernel, worst error: forward {fwd:.4f} ULP, derivative {bwd:.4f} ULP")
