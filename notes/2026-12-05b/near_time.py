@@ -31,6 +31,7 @@ TORCH = {
     "laplace": lambda x: 0.5 * (1.0 + torch.erf((x - 0.707107) / (0.282095 * 1.4142135623730951))),
     "tanhshrink": F.tanhshrink,
     "siren": lambda x: torch.sin(30.0 * x),  # (the textbook composite)
+    "sqrtsoftplus": lambda x: torch.sqrt(F.softplus(x)),
 }
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))

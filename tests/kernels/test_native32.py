@@ -76,6 +76,7 @@ REFERENCE = {
     ),
     # (30 x exact in float64; numpy's sin and cos reduce their argument exactly at every magnitude)
     "siren": (lambda x: np.sin(30.0 * x), lambda x: 30.0 * np.cos(30.0 * x)),
+    "sqrtsoftplus": (lambda x: np.sqrt(np.logaddexp(0.0, x)), lambda x: _sqrtsoftplus_grad(x)),
     "softcap": (
         lambda x: 50.0 * np.tanh(x / 50.0),
         lambda x: np.where(np.isinf(x), 0.0, 1.0 / np.cosh(np.minimum(np.abs(x / 50.0), 355.0)) ** 2),
@@ -119,6 +120,17 @@ def _gauss_grad(x: np.ndarray, mu: float, sigma: float) -> np.ndarray:
     return np.where(np.isfinite(x), np.maximum(d, 5e-324), np.where(np.isnan(x), np.nan, 0.0))
 
 
+def _sqrtsoftplus_grad(x: np.ndarray) -> np.ndarray:
+    """sigma(x) / (2 sqrt(softplus(x))), e^(x / 2) / 2 below -40 (the catalog's form); where that underflows float64
+    (x < -1490) but x is finite, float64's smallest subnormal stands for the tiny positive value, as in
+    `_gauss_grad`; at +-inf the limit 0."""
+    xc = np.clip(np.where(np.isnan(x), 0.0, x), -40.0, np.inf)
+    d = np.where(
+        x < -40, 0.5 * np.exp(0.5 * np.minimum(x, -40.0)), sp.expit(xc) / (2.0 * np.sqrt(np.logaddexp(0.0, xc)))
+    )
+    return np.where(np.isfinite(x), np.maximum(d, 5e-324), np.where(np.isnan(x), np.nan, 0.0))
+
+
 def _gelu_grad(x: np.ndarray) -> np.ndarray:
     d = sp.ndtr(x) + np.clip(x, -1e4, 1e4) * np.exp(-0.5 * np.minimum(x * x, 1e8)) / np.sqrt(2 * np.pi)
     # where both terms underflow float64 (x < -38.5), 0 + (-0) is +0: the true value is negative (x phi(x))
@@ -142,7 +154,8 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # ndtr 1.03 / 0.82 (the same near forms with z = x: 1.31 / 1.13 on every 7th float32), hardswish 0.50 / 0.50 (x (x + 3) / 6 in doubles, rounded once),
 # lecun_tanh 0.80 / 0.80 (softcap's, 2x / 3 carried as hi + lo), gelu_tanh 0.94 / 0.99 (z and x z' carried as hi +
 # lo; from -9 up silu's near forms on them: 1.13 / 1.15 on every 7th float32), siren 0.5001 / 0.5001 (sin and cos of the
-# exact 30 x in doubles, rounded once: also on every float32 of its reduced range, tools/sin_reduction_bound.py). Up to 1 ULP just below 2^-126, where the quotient
+# exact 30 x in doubles, rounded once: also on every float32 of its reduced range, tools/sin_reduction_bound.py),
+# sqrtsoftplus 0.504 / 0.505 (exp and log1p in doubles to 2^-30, rounded once). Up to 1 ULP just below 2^-126, where the quotient
 # (rounded to float32's 24 bits) is rounded again to the subnormal grid, which is as fine there (silu's 0.89 at x = -91.9); gelu's pieces
 # (erfcx's fit and its float32 evaluation, the quotient, e^{-a^2/2} to 2^-26) add up to ~1 (the goal is 2).
 # Every operation is correctly rounded IEEE arithmetic, so the bits, and these errors, are the same under AVX2
@@ -167,6 +180,7 @@ BOUNDS = {
     "gelu_tanh": (1.2, 1.2),
     "tanhexp": (1.0, 1.25),
     "siren": (0.501, 0.501),
+    "sqrtsoftplus": (0.51, 0.51),
 }
 
 # the entries whose float32 calls take the kernels outside torch.compile too (elu's route there is torch's op:
@@ -383,6 +397,7 @@ def test_an_entry_written_as_the_primitive_takes_it():
     assert of("ndtr") == "ndtr" and of("hardswish") == "hardswish" and of("hard_mish") is None
     assert of("lecun_tanh") == "lecun_tanh" and of("penalized_tanh", a=0.25) is None
     assert of("siren", omega_0=30.0) == "siren" and of("siren", omega_0=10.0) is None and of("sin") is None
+    assert of("sqrtsoftplus") == "sqrtsoftplus" and of("softplus", beta=1.0) is None
 
 
 def test_without_a_vector_isa_the_generated_kernels_run(monkeypatch):

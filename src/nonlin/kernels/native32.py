@@ -1,6 +1,7 @@
 """float32 CPU kernels written by hand with ATen's vector types and FMA: sigmoid, tanh, silu, quick_gelu, gelu,
 gelu_tanh, elu, selu, tanhshrink, softcap, clipped_gelu, laplace, ndtr, hardswish, lecun_tanh, lisht, tanhexp,
-glu, swiglu, geglu and gtu, forward and backward (entries with parameters at their defaults, compiled in).
+siren, sqrtsoftplus, glu, swiglu, geglu and gtu, forward and backward (entries with parameters at their defaults,
+compiled in).
 
 The generated float32 forms (`nonlin.ops.torch_compiled`: sigmoid_float32, the float64-assembled sech2) are
 exact to ~1 ULP but cost 1.7-3 ns per element as inductor compiles them (no FMA: inductor builds with
@@ -12,8 +13,10 @@ vector operations per 16 elements. Built by inductor's C++ toolchain (`CppPython
 
 Only +, -, *, /, fma, round-to-nearest-even, min/max, bit operations, an int32 -> float32 bit cast (AVX-512's
 vscalefps for a power-of-two scale, which rounds once as the portable two-step form does) and float32 <-> float64
-conversions (hardswish, a rational function, computes in doubles: fewer operations than double-floats): every operation is
-correctly rounded IEEE arithmetic, so the bits are the same under AVX2 and AVX-512 (tests/kernels/
+conversions (hardswish, a rational function, computes in doubles: fewer operations than double-floats; so do siren
+and sqrtsoftplus, whose range reductions are exact in doubles), int64 bit operations on doubles, and, for siren's
+arguments beyond |30 x| = 2^22 only, the C library's double sin and cos (the same scalar calls under either ISA):
+every other operation is correctly rounded IEEE arithmetic, so the bits are the same under AVX2 and AVX-512 (tests/kernels/
 test_native32.py runs under each in .ci/isa_matrix.py). Where inductor picks no vector ISA it builds with its
 fast-math flags, which reassociate the error-free sums: there these kernels are not used (`available`) and the
 generated ones run. The tail of an array (fewer than a vector's elements) runs the same vector code on a
@@ -907,9 +910,11 @@ ALWAYS static inline void exact_z(VF x, VF& zh, VF& zl) {
 ALWAYS static inline VF ndtr_far(VF x) { return norm_cdf_of<exact_z>(x); }
 ALWAYS static inline VF ndtr_grad_far(VF go, VF x) { return norm_pdf_of<exact_z>(go, x, INV_SQRT_2PI_HI, INV_SQRT_2PI_LO); }
 
-// float32 lanes as two vectors of doubles (exact) and back (one rounding, also into float32's subnormal range), and
-// float32 min / max that return their second operand where either is NaN (the instructions' own rule)
+// float32 lanes as two vectors of doubles (exact) and back (one rounding, also into float32's subnormal range), a
+// double's bits as an int64 and back (ATen's cast<int64_t>(double) goes through memory), and float32 min / max that
+// return their second operand where either is NaN (the instructions' own rule)
 using VD = Vectorized<double>;
+using VL = Vectorized<int64_t>;
 #if defined(CPU_CAPABILITY_AVX512)
 ALWAYS static inline void widen(VF v, VD& lo, VD& hi) {
   lo = VD(_mm512_cvtps_pd(_mm512_castps512_ps256(v)));
@@ -919,6 +924,8 @@ ALWAYS static inline VF narrow(VD lo, VD hi) {
   const __m256d l = _mm256_castps_pd(_mm512_cvtpd_ps(lo)), h = _mm256_castps_pd(_mm512_cvtpd_ps(hi));
   return VF(_mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(l), h, 1)));
 }
+ALWAYS static inline VL bits_of(VD v) { return VL(_mm512_castpd_si512(v)); }
+ALWAYS static inline VD double_of(VL v) { return VD(_mm512_castsi512_pd(v)); }
 ALWAYS static inline VF max_or_second(VF a, VF b) { return VF(_mm512_max_ps(a, b)); }
 ALWAYS static inline VF min_or_second(VF a, VF b) { return VF(_mm512_min_ps(a, b)); }
 #else
@@ -929,6 +936,8 @@ ALWAYS static inline void widen(VF v, VD& lo, VD& hi) {
 ALWAYS static inline VF narrow(VD lo, VD hi) {
   return VF(_mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)), _mm256_cvtpd_ps(hi), 1));
 }
+ALWAYS static inline VL bits_of(VD v) { return VL(_mm256_castpd_si256(v)); }
+ALWAYS static inline VD double_of(VL v) { return VD(_mm256_castsi256_pd(v)); }
 ALWAYS static inline VF max_or_second(VF a, VF b) { return VF(_mm256_max_ps(a, b)); }
 ALWAYS static inline VF min_or_second(VF a, VF b) { return VF(_mm256_min_ps(a, b)); }
 #endif
@@ -960,6 +969,12 @@ ALWAYS static inline VF hardswish_grad_f(VF go, VF x) {
   return zero_derivative_at(r, go, x < C(-3.0f));  // (a NaN x made r NaN)
 }
 
+// sum of c[i] x^i, i < N, in doubles by Horner's scheme
+template <int N> ALWAYS static inline VD poly_d(VD x, const double* c) {
+  VD p = VD(c[N - 1]);
+  for (int i = N - 2; i >= 0; --i) p = at::vec::fmadd(p, x, VD(c[i]));
+  return p;
+}
 // siren, sin(w x) (w = SIREN_W, its default 30), in doubles: p = w x is exact (w has 5 significant bits), k =
 // round(p 2/pi) (p 2/pi + 1.5 2^52 rounds to an integer, k in its low bits), r = p - k pi/2 by two fmas against
 // pi/2 = PIO2_HI + PIO2_LO, each rounding relative to r itself: |r| >= 2^-27.9 for every float32 x with
@@ -973,22 +988,21 @@ ALWAYS static inline VF hardswish_grad_f(VF go, VF x) {
 // in the vectors of ordinary inputs).
 constexpr double TWO_OVER_PI = 0x1.45f306dc9c883p-1, PIO2_HI = 0x1.921fb54442d18p+0, PIO2_LO = 0x1.1a62633145c07p-54;
 constexpr double SIN_NEAR = 0x1p22, ROUND_MAGIC = 0x1.8p52;
-using VL = Vectorized<int64_t>;
 template <int J> ALWAYS static inline VD sin_quarter_turns(VD p) {  // sin(p + J pi / 2)
   const VD kk = at::vec::fmadd(p, VD(TWO_OVER_PI), VD(ROUND_MAGIC));
   const VD k = kk - VD(ROUND_MAGIC);
   VD r = at::vec::fmadd(k, VD(-PIO2_HI), p);
   r = at::vec::fmadd(k, VD(-PIO2_LO), r);
   const VD r2 = r * r;
-  VD s = at::vec::fmadd(r2, VD(-1.0 / 39916800.0), VD(1.0 / 362880.0));
-  for (const double t : {-1.0 / 5040.0, 1.0 / 120.0, -1.0 / 6.0}) s = at::vec::fmadd(s, r2, VD(t));
-  s = r * at::vec::fmadd(s, r2, VD(1.0));
-  VD c = at::vec::fmadd(r2, VD(1.0 / 479001600.0), VD(-1.0 / 3628800.0));
-  for (const double t : {1.0 / 40320.0, -1.0 / 720.0, 1.0 / 24.0, -0.5, 1.0}) c = at::vec::fmadd(c, r2, VD(t));
+  static constexpr double sin_t[] = {-1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0, 1.0 / 362880.0, -1.0 / 39916800.0};
+  static constexpr double cos_t[] = {1.0, -0.5, 1.0 / 24.0, -1.0 / 720.0, 1.0 / 40320.0, -1.0 / 3628800.0,
+                                     1.0 / 479001600.0};
+  const VD s = r * at::vec::fmadd(poly_d<5>(r2, sin_t), r2, VD(1.0));  // (r (1 + ...): the sign of a zero r)
+  const VD c = poly_d<7>(r2, cos_t);
   // quadrant q = k + J: sin r, cos r, -sin r, -cos r (q's bit 0 picks, bit 1 flips the sign)
-  const VL q = at::vec::cast<int64_t>(kk) + VL(J);
-  const VD odd = at::vec::cast<double>((q & VL(1)) == VL(1));
-  return VD::blendv(s, c, odd) ^ at::vec::cast<double>((q & VL(2)) << VL(62));
+  const VL q = bits_of(kk) + VL(J);
+  const VD odd = double_of((q & VL(1)) == VL(1));
+  return VD::blendv(s, c, odd) ^ double_of((q & VL(2)) << VL(62));
 }
 // go c sin(w x + j pi/2) of one lane by the C library (c = w for a derivative, 1 for a value: exact products)
 template <int J> __attribute__((noinline, cold)) static VF sin_lanes(VF go, VF x, double w, double c) {
@@ -1005,7 +1019,7 @@ template <int J> __attribute__((noinline, cold)) static VF sin_lanes(VF go, VF x
 // sin p of |p| < 2^-25 rounds to p itself in doubles, and p (29 bits) may be a float32 midpoint, where the true sine,
 // strictly between p and its neighbour toward zero, rounds toward zero: the neighbour does (as the float64 path)
 ALWAYS static inline VD below_where_equal(VD s, VD p) {
-  const VD below = at::vec::cast<double>(at::vec::cast<int64_t>(s) - VL(1));
+  const VD below = double_of(bits_of(s) - VL(1));
   return VD::blendv(s, below, (s == p) & (p != VD(0.0)));
 }
 // go c sin(w x + j pi/2) rounded once (GO false: the value, go and c 1)
@@ -1030,6 +1044,65 @@ template <int J, bool GO> ALWAYS static inline VF sin_of_product(VF go, VF x, do
 }
 ALWAYS static inline VF siren_f(VF x) { return sin_of_product<0, false>(x, x, SIREN_W, 1.0); }
 ALWAYS static inline VF siren_grad_f(VF go, VF x) { return sin_of_product<1, true>(go, x, SIREN_W, SIREN_W); }
+
+// e^z in doubles for -700 <= z <= 0 (the softplus family's u = e^-|x|): k = round(z / ln 2) (z / ln 2 + 1.5 2^52
+// rounds to an integer, k in its low bits), r = z - k ln 2 by two fmas (|r| <= ln 2 / 2), e^r by Taylor's series to
+// r^8 (the next term is below 2^-32 relative), 2^k added to the exponent's bits (a normal double: k >= -1010)
+constexpr double LOG2E_D = 0x1.71547652b82fep+0, LN2_HI_D = 0x1.62e42fefa39efp-1, LN2_LO_D = 0x1.abc9e3b39803fp-56;
+ALWAYS static inline VD exp_d(VD z) {
+  const VD kk = at::vec::fmadd(z, VD(LOG2E_D), VD(ROUND_MAGIC));
+  const VD k = kk - VD(ROUND_MAGIC);
+  VD r = at::vec::fmadd(k, VD(-LN2_HI_D), z);
+  r = at::vec::fmadd(k, VD(-LN2_LO_D), r);
+  static constexpr double taylor[] = {1.0, 1.0, 0.5, 1.0 / 6.0, 1.0 / 24.0, 1.0 / 120.0, 1.0 / 720.0,
+                                      1.0 / 5040.0, 1.0 / 40320.0};
+  const VD e = poly_d<9>(r, taylor);
+  return double_of(bits_of(e) + (bits_of(kk) << VL(52)));
+}
+// log(1 + u) for 0 <= u <= 1 in doubles: y = 1 + u (rounded: 2^-53 absolute), m = y, or y / 2 above sqrt 2, f = m - 1
+// exact, log1p(f) = f + f^2 Q(f) (LOG1P_Q: 2^-30.1 relative, tools/fit_log1p_double.py), + ln 2 where halved; below
+// u = 2^-12, where y's rounding would be 2^-41 of the value, u (1 - u / 2 + u^2 / 3) (the next term: 2^-38)
+ALWAYS static inline VD log1p_d(VD u) {
+  const VD y = u + VD(1.0);
+  const VD halved = y > VD(0x1.6a09e667f3bcdp+0);
+  const VD f = VD::blendv(y, y * VD(0.5), halved) - VD(1.0);
+  const VD l = at::vec::fmadd(f * f, poly_d<sizeof(LOG1P_Q) / sizeof(double)>(f, LOG1P_Q), f) + (halved & VD(LN2_HI_D));
+  const VD series = u * at::vec::fmadd(u, at::vec::fmadd(u, VD(1.0 / 3.0), VD(-0.5)), VD(1.0));
+  return VD::blendv(l, series, u < VD(0x1p-12));
+}
+// softplus(x) = max(x, 0) + log1p(u), u = e^-|x| (|x| clamped at 700: beyond, u is below 2^-1009 and every
+// result below rounds as at 700), in doubles
+ALWAYS static inline void softplus_d(VD x, VD& u, VD& sp) {
+  u = exp_d(-at::vec::minimum(x.abs(), VD(700.0)));  // (NaN stays NaN)
+  sp = at::vec::maximum(x, VD(0.0)) + log1p_d(u);
+}
+// sqrtsoftplus, sqrt(softplus(x)), in doubles and rounded once: 2^-30 relative before the rounding, so correctly
+// rounded but within 2^-6 ULP of a midpoint
+ALWAYS static inline VD sqrtsoftplus_d(VD x) {
+  VD u, sp;
+  softplus_d(x, u, sp);
+  return sp.sqrt();
+}
+ALWAYS static inline VF sqrtsoftplus_f(VF x) {
+  VD xl, xh;
+  widen(x, xl, xh);
+  return narrow(sqrtsoftplus_d(xl), sqrtsoftplus_d(xh));
+}
+// go sigma(x) / (2 sqrt(softplus(x))) = go n / (2 (1 + u) sqrt(softplus(x))), n = 1 for x >= 0 and u below, in
+// doubles, rounded once; at x = +-inf go 0 (the limits: sigma / sqrt(softplus) -> 0 both ways; an infinite go NaN)
+ALWAYS static inline VD sqrtsoftplus_grad_d(VD go, VD x) {
+  VD u, sp;
+  softplus_d(x, u, sp);
+  const VD n = VD::blendv(VD(1.0), u, x < VD(0.0));
+  const VD g = go * n / (VD(2.0) * (VD(1.0) + u) * sp.sqrt());
+  return VD::blendv(g, go * VD(0.0), x.abs() == VD(INFINITY));
+}
+ALWAYS static inline VF sqrtsoftplus_grad_f(VF go, VF x) {
+  VD gl, gh, xl, xh;
+  widen(go, gl, gh);
+  widen(x, xl, xh);
+  return narrow(sqrtsoftplus_grad_d(gl, xl), sqrtsoftplus_grad_d(gh, xh));
+}
 
 // tanhexp, x tanh(E), E = e^x = 2^k (h + l), x clamped by the caller (k >= -289). For x >= -8.5 (E >= 2^-12.3):
 // tanh E from u = e^-2E, -2E carried as hi + lo (exact scalings of h and l; its low part outside the reduced
@@ -1974,6 +2047,7 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
     "ndtr": ("ndtr_f", "ndtr_grad_f"),
     "hardswish": ("hardswish_f", "hardswish_grad_f"),
     "siren": ("siren_f", "siren_grad_f"),
+    "sqrtsoftplus": ("sqrtsoftplus_f", "sqrtsoftplus_grad_f"),
     "lecun_tanh": ("lecun_tanh_f", "lecun_tanh_grad_f"),
     "lisht": ("lisht_f", "lisht_grad_f"),
     "gelu_tanh": ("gelu_tanh_f", "gelu_tanh_grad_f"),
@@ -2058,6 +2132,11 @@ TANHEXP_C0 = 0.3525036331603062
 TANHEXP_GRAD_P = (0.011616677045822144, -0.005492867901921272, -0.02583407051861286, -0.04564698413014412,
                   -0.022872082889080048, 0.10786033421754837, 0.32522690296173096)  # fmt: skip
 TANHEXP_ZONE = 0.15
+# log1p(f) = f + f^2 Q(f) on [sqrt(1/2) - 1, sqrt(2) - 1], Q of degree 9 (lowest first), for the double-precision
+# log1p of the softplus family: `python tools/fit_log1p_double.py 9`, 2^-30.1 relative
+LOG1P_Q = (-0.49999999296374564, 0.33333311086766776, -0.2500008298017452, 0.20002222820371243,
+           -0.16665619620513794, 0.1421627704320797, -0.12436166570103636, 0.11936114980380608,
+           -0.11538180015633842, 0.06496051138629048)  # fmt: skip
 
 
 def _f32_value(v: float) -> float:
@@ -2162,6 +2241,7 @@ def _constants() -> str:
     lines.append(f"#define GT_GRAD_P(d) ({_horner(GELU_TANH_GRAD_P)})")
     lines.append(f"#define TE_GRAD_P(d) ({_horner(TANHEXP_GRAD_P)})")
     lines.append(f"#define ERFCX_Q(d) ({_horner(tc._ERFCX_Q)})")
+    lines.append(f"constexpr double LOG1P_Q[] = {{{', '.join(map(repr, LOG1P_Q))}}};  // (lowest degree first)")
     lines.append(f"#define ERFCX_Q_ESTRIN(d, d2, d4, d8) ({_estrin(tc._ERFCX_Q)})")
     assert tc._ERFCX_K == 4.0 and tc._PHI_LIMIT == 16.0  # (gauss's u = a / (a + 4), a <= 16)
     return "\n".join(lines) + "\n"
@@ -2336,6 +2416,7 @@ FORMS: dict[str, tuple] = {
     "ndtr": ("norm_cdf", "x"),
     "hardswish": ("entry", "hardswish"),
     "siren": ("entry", "siren"),
+    "sqrtsoftplus": ("entry", "sqrtsoftplus"),
     "lecun_tanh": ("mul", LECUN_A, ("tanh", ("mul", "x", LECUN_B))),
     "lisht": ("mul", "x", ("tanh", "x")),
     "gelu_tanh": ("gelu_tanh", "x"),
