@@ -77,6 +77,8 @@ REFERENCE = {
     # (30 x exact in float64; numpy's sin and cos reduce their argument exactly at every magnitude)
     "siren": (lambda x: np.sin(30.0 * x), lambda x: 30.0 * np.cos(30.0 * x)),
     "sqrtsoftplus": (lambda x: np.sqrt(np.logaddexp(0.0, x)), lambda x: _sqrtsoftplus_grad(x)),
+    # (the derivative's float64 terms cancel near its zeros, to ~2^-53 |x| absolute: 0.5 ULP of float32 at most)
+    "gcu": (lambda x: x * np.cos(x), lambda x: np.cos(x) - x * np.sin(x)),
     "softcap": (
         lambda x: 50.0 * np.tanh(x / 50.0),
         lambda x: np.where(np.isinf(x), 0.0, 1.0 / np.cosh(np.minimum(np.abs(x / 50.0), 355.0)) ** 2),
@@ -155,7 +157,9 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # lecun_tanh 0.80 / 0.80 (softcap's, 2x / 3 carried as hi + lo), gelu_tanh 0.94 / 0.99 (z and x z' carried as hi +
 # lo; from -9 up silu's near forms on them: 1.13 / 1.15 on every 7th float32), siren 0.5001 / 0.5001 (sin and cos of the
 # exact 30 x in doubles, rounded once: also on every float32 of its reduced range, tools/sin_reduction_bound.py),
-# sqrtsoftplus 0.504 / 0.505 (exp and log1p in doubles to 2^-30, rounded once). Up to 1 ULP just below 2^-126, where the quotient
+# sqrtsoftplus 0.504 / 0.505 (exp and log1p in doubles to 2^-30, rounded once), gcu 0.50 / 0.50 (siren's sine
+# and cosine at w = 1, to 2^-54 for the derivative, whose terms cancel near its zeros: 0.4998 against mpmath on
+# the 601 float32s around each of six zeros). Up to 1 ULP just below 2^-126, where the quotient
 # (rounded to float32's 24 bits) is rounded again to the subnormal grid, which is as fine there (silu's 0.89 at x = -91.9); gelu's pieces
 # (erfcx's fit and its float32 evaluation, the quotient, e^{-a^2/2} to 2^-26) add up to ~1 (the goal is 2).
 # Every operation is correctly rounded IEEE arithmetic, so the bits, and these errors, are the same under AVX2
@@ -181,6 +185,7 @@ BOUNDS = {
     "tanhexp": (1.0, 1.25),
     "siren": (0.501, 0.501),
     "sqrtsoftplus": (0.51, 0.51),
+    "gcu": (0.501, 0.501),
 }
 
 # the entries whose float32 calls take the kernels outside torch.compile too (elu's route there is torch's op:
@@ -397,7 +402,7 @@ def test_an_entry_written_as_the_primitive_takes_it():
     assert of("ndtr") == "ndtr" and of("hardswish") == "hardswish" and of("hard_mish") is None
     assert of("lecun_tanh") == "lecun_tanh" and of("penalized_tanh", a=0.25) is None
     assert of("siren", omega_0=30.0) == "siren" and of("siren", omega_0=10.0) is None and of("sin") is None
-    assert of("sqrtsoftplus") == "sqrtsoftplus" and of("softplus", beta=1.0) is None
+    assert of("sqrtsoftplus") == "sqrtsoftplus" and of("softplus", beta=1.0) is None and of("gcu") == "gcu"
 
 
 def test_without_a_vector_isa_the_generated_kernels_run(monkeypatch):

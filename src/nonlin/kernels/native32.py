@@ -1,6 +1,6 @@
 """float32 CPU kernels written by hand with ATen's vector types and FMA: sigmoid, tanh, silu, quick_gelu, gelu,
 gelu_tanh, elu, selu, tanhshrink, softcap, clipped_gelu, laplace, ndtr, hardswish, lecun_tanh, lisht, tanhexp,
-siren, sqrtsoftplus, glu, swiglu, geglu and gtu, forward and backward (entries with parameters at their defaults,
+siren, sqrtsoftplus, gcu, glu, swiglu, geglu and gtu, forward and backward (entries with parameters at their defaults,
 compiled in).
 
 The generated float32 forms (`nonlin.ops.torch_compiled`: sigmoid_float32, the float64-assembled sech2) are
@@ -13,9 +13,9 @@ vector operations per 16 elements. Built by inductor's C++ toolchain (`CppPython
 
 Only +, -, *, /, fma, round-to-nearest-even, min/max, bit operations, an int32 -> float32 bit cast (AVX-512's
 vscalefps for a power-of-two scale, which rounds once as the portable two-step form does) and float32 <-> float64
-conversions (hardswish, a rational function, computes in doubles: fewer operations than double-floats; so do siren
-and sqrtsoftplus, whose range reductions are exact in doubles), int64 bit operations on doubles, and, for siren's
-arguments beyond |30 x| = 2^22 only, the C library's double sin and cos (the same scalar calls under either ISA):
+conversions (hardswish, a rational function, computes in doubles: fewer operations than double-floats; so do siren,
+gcu and sqrtsoftplus, whose range reductions are exact in doubles), int64 bit operations on doubles, and, for siren's
+and gcu's arguments beyond 2^22 only, the C library's double sin and cos (the same scalar calls under either ISA):
 every other operation is correctly rounded IEEE arithmetic, so the bits are the same under AVX2 and AVX-512 (tests/kernels/
 test_native32.py runs under each in .ci/isa_matrix.py). Where inductor picks no vector ISA it builds with its
 fast-math flags, which reassociate the error-free sums: there these kernels are not used (`available`) and the
@@ -988,32 +988,40 @@ template <int N> ALWAYS static inline VD poly_d(VD x, const double* c) {
 // in the vectors of ordinary inputs).
 constexpr double TWO_OVER_PI = 0x1.45f306dc9c883p-1, PIO2_HI = 0x1.921fb54442d18p+0, PIO2_LO = 0x1.1a62633145c07p-54;
 constexpr double SIN_NEAR = 0x1p22, ROUND_MAGIC = 0x1.8p52;
-template <int J> ALWAYS static inline VD sin_quarter_turns(VD p) {  // sin(p + J pi / 2)
-  const VD kk = at::vec::fmadd(p, VD(TWO_OVER_PI), VD(ROUND_MAGIC));
-  const VD k = kk - VD(ROUND_MAGIC);
+// sin r and cos r of p = k pi/2 + r, and kk = k + 1.5 2^52 (k in its low bits). Taylor's series to r^11 and r^12
+// (2^-36 relative: enough for a value rounded to float32), or, FULL, to r^15 and r^16 (2^-54: for gcu's derivative,
+// whose terms cancel)
+struct SinCos { VD s, c, kk; };
+template <bool FULL = false> ALWAYS static inline void sin_cos_parts(VD p, SinCos& t) {
+  t.kk = at::vec::fmadd(p, VD(TWO_OVER_PI), VD(ROUND_MAGIC));
+  const VD k = t.kk - VD(ROUND_MAGIC);
   VD r = at::vec::fmadd(k, VD(-PIO2_HI), p);
   r = at::vec::fmadd(k, VD(-PIO2_LO), r);
   const VD r2 = r * r;
-  static constexpr double sin_t[] = {-1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0, 1.0 / 362880.0, -1.0 / 39916800.0};
+  static constexpr double sin_t[] = {-1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0, 1.0 / 362880.0, -1.0 / 39916800.0,
+                                     1.0 / 6227020800.0, -1.0 / 1307674368000.0};
   static constexpr double cos_t[] = {1.0, -0.5, 1.0 / 24.0, -1.0 / 720.0, 1.0 / 40320.0, -1.0 / 3628800.0,
-                                     1.0 / 479001600.0};
-  const VD s = r * at::vec::fmadd(poly_d<5>(r2, sin_t), r2, VD(1.0));  // (r (1 + ...): the sign of a zero r)
-  const VD c = poly_d<7>(r2, cos_t);
-  // quadrant q = k + J: sin r, cos r, -sin r, -cos r (q's bit 0 picks, bit 1 flips the sign)
-  const VL q = bits_of(kk) + VL(J);
-  const VD odd = double_of((q & VL(1)) == VL(1));
-  return VD::blendv(s, c, odd) ^ double_of((q & VL(2)) << VL(62));
+                                     1.0 / 479001600.0, -1.0 / 87178291200.0, 1.0 / 20922789888000.0};
+  t.s = r * at::vec::fmadd(poly_d<FULL ? 7 : 5>(r2, sin_t), r2, VD(1.0));  // (r (1 + ...): the sign of a zero r)
+  t.c = poly_d<FULL ? 9 : 7>(r2, cos_t);
 }
-// go c sin(w x + j pi/2) of one lane by the C library (c = w for a derivative, 1 for a value: exact products)
-template <int J> __attribute__((noinline, cold)) static VF sin_lanes(VF go, VF x, double w, double c) {
+// sin(p + J pi/2): with q = k + J, sin r, cos r, -sin r, -cos r (q's bit 0 picks, bit 1 flips the sign)
+template <int J> ALWAYS static inline VD quarter_turns(const SinCos& t) {
+  const VL q = bits_of(t.kk) + VL(J);
+  const VD odd = double_of((q & VL(1)) == VL(1));
+  return VD::blendv(t.s, t.c, odd) ^ double_of((q & VL(2)) << VL(62));
+}
+template <int J> ALWAYS static inline VD sin_quarter_turns(VD p) {  // sin(p + J pi / 2)
+  SinCos t;
+  sin_cos_parts(p, t);
+  return quarter_turns<J>(t);
+}
+// f(go, x) of each lane in doubles, rounded once: the far lanes' C library calls
+template <class F> __attribute__((noinline, cold)) static VF scalar_lanes(VF go, VF x, F f) {
   float gs[V], xs[V], out[V];
   go.store(gs);
   x.store(xs);
-  for (int64_t i = 0; i < V; ++i) {
-    const double p = static_cast<double>(xs[i]) * w;
-    const double v = J == 0 ? std::sin(p) : J == 1 ? std::cos(p) : -std::sin(p);
-    out[i] = static_cast<float>(static_cast<double>(gs[i]) * c * v);
-  }
+  for (int64_t i = 0; i < V; ++i) out[i] = static_cast<float>(f(static_cast<double>(gs[i]), static_cast<double>(xs[i])));
   return VF::loadu(out);
 }
 // sin p of |p| < 2^-25 rounds to p itself in doubles, and p (29 bits) may be a float32 midpoint, where the true sine,
@@ -1040,10 +1048,43 @@ template <int J, bool GO> ALWAYS static inline VF sin_of_product(VF go, VF x, do
   VF y = narrow(yl, yh);
   if (J % 2 == 0) y = VF::blendv(y, x, x == C(0.0f));  // (sin(-0) = -0, where the fmas give +0)
   if (every(near)) return y;
-  return VF::blendv(sin_lanes<J>(GO ? go : C(1.0f), x, w, GO ? c : 1.0), y, near);
+  const VF far = scalar_lanes(GO ? go : C(1.0f), x, [w, c](double g, double v) {
+    const double p = v * w;
+    return g * c * (J == 0 ? std::sin(p) : J == 1 ? std::cos(p) : -std::sin(p));
+  });
+  return VF::blendv(far, y, near);
 }
 ALWAYS static inline VF siren_f(VF x) { return sin_of_product<0, false>(x, x, SIREN_W, 1.0); }
 ALWAYS static inline VF siren_grad_f(VF go, VF x) { return sin_of_product<1, true>(go, x, SIREN_W, SIREN_W); }
+
+// gcu, x cos x, and its derivative go (cos x - x sin x), in doubles from siren's pieces (w = 1), rounded once. The
+// derivative's terms cancel near its zeros (x tan x = 1), where its value is down to ~2^-30 |x|: sine and cosine to
+// 2^-54 (FULL) and one fma keep it to float32's last bit there (with the forward's 2^-36 series: 553 ULP). Beyond
+// |x| = 2^22 the C library's sin and cos
+ALWAYS static inline VD gcu_d(VD x) { return x * sin_quarter_turns<1>(x); }
+ALWAYS static inline VD gcu_grad_d(VD go, VD x) {
+  SinCos t;
+  sin_cos_parts<true>(x, t);
+  return go * at::vec::fmadd(-x, quarter_turns<0>(t), quarter_turns<1>(t));
+}
+ALWAYS static inline VF gcu_f(VF x) {
+  VD xl, xh;
+  widen(x, xl, xh);
+  const VF y = narrow(gcu_d(xl), gcu_d(xh));
+  const VF near = x.abs() < C(static_cast<float>(SIN_NEAR));
+  if (every(near)) return y;
+  return VF::blendv(scalar_lanes(x, x, [](double, double v) { return v * std::cos(v); }), y, near);
+}
+ALWAYS static inline VF gcu_grad_f(VF go, VF x) {
+  VD gl, gh, xl, xh;
+  widen(go, gl, gh);
+  widen(x, xl, xh);
+  const VF y = narrow(gcu_grad_d(gl, xl), gcu_grad_d(gh, xh));
+  const VF near = x.abs() < C(static_cast<float>(SIN_NEAR));
+  if (every(near)) return y;
+  const VF far = scalar_lanes(go, x, [](double g, double v) { return g * (std::cos(v) - v * std::sin(v)); });
+  return VF::blendv(far, y, near);
+}
 
 // e^z in doubles for -700 <= z <= 0 (the softplus family's u = e^-|x|): k = round(z / ln 2) (z / ln 2 + 1.5 2^52
 // rounds to an integer, k in its low bits), r = z - k ln 2 by two fmas (|r| <= ln 2 / 2), e^r by Taylor's series to
@@ -2048,6 +2089,7 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
     "hardswish": ("hardswish_f", "hardswish_grad_f"),
     "siren": ("siren_f", "siren_grad_f"),
     "sqrtsoftplus": ("sqrtsoftplus_f", "sqrtsoftplus_grad_f"),
+    "gcu": ("gcu_f", "gcu_grad_f"),
     "lecun_tanh": ("lecun_tanh_f", "lecun_tanh_grad_f"),
     "lisht": ("lisht_f", "lisht_grad_f"),
     "gelu_tanh": ("gelu_tanh_f", "gelu_tanh_grad_f"),
@@ -2417,6 +2459,7 @@ FORMS: dict[str, tuple] = {
     "hardswish": ("entry", "hardswish"),
     "siren": ("entry", "siren"),
     "sqrtsoftplus": ("entry", "sqrtsoftplus"),
+    "gcu": ("mul", "x", ("cos", "x")),
     "lecun_tanh": ("mul", LECUN_A, ("tanh", ("mul", "x", LECUN_B))),
     "lisht": ("mul", "x", ("tanh", "x")),
     "gelu_tanh": ("gelu_tanh", "x"),
