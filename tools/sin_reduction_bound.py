@@ -1,19 +1,20 @@
-"""How close w x comes to a multiple of pi/2 for float32 x, and the error of nonlin's siren kernel there.
+"""How close w x comes to a multiple of pi/2 for float32 x, and the error of nonlin's siren and gcu kernels there.
 
-native32's siren kernel reduces p = w x (exact in a double) as r = p - k pi/2 with k = round(p 2/pi), by two
-fmas against pi/2 = PIO2_HI + PIO2_LO: their roundings are relative to r, and the constant's own error (2^-107
-relative) times k is an absolute error, small against r only where |r| is not tiny. This scans every float32 x
-with pi/4 <= |w x| < 2^22 (the kernel's near range; below pi/4, k = 0 and r = p exactly), binade by binade: the
-smallest |r| (computed with pi/2 split in three parts so that each product is exact or below 2^-70), and the
-kernel's worst forward and derivative error in float32 ULP against numpy's float64 sin and cos of the exact p.
+native32's siren (w = 30) and gcu (w = 1) kernels reduce p = w x (exact in a double) as r = p - k pi/2 with
+k = round(p 2/pi), by two fmas against pi/2 = PIO2_HI + PIO2_LO: their roundings are relative to r, and the
+constant's own error (2^-107 relative) times k is an absolute error, small against r only where |r| is not tiny.
+This scans every float32 x with pi/4 <= |w x| < 2^22 (the kernels' near range; below pi/4, k = 0 and r = p
+exactly), 4M at a time: the smallest |r| (computed with pi/2 split in three parts so that each product is exact or
+below 2^-70), and the kernel's worst forward and derivative error in float32 ULP against numpy's float64 sin and
+cos of the exact p (gcu's derivative, cos x - x sin x, cancels near its zeros in float64 too: there
+tests/kernels/test_native32.py measures it against mpmath).
 
-    PYTHONPATH=src python tools/sin_reduction_bound.py [w]      # w: siren's default omega_0, 30, by default
+    PYTHONPATH=src python tools/sin_reduction_bound.py      # both kernels, ~5 minutes
 """
 
 from __future__ import annotations
 
 import math
-import sys
 
 import numpy as np
 import torch
@@ -32,28 +33,39 @@ def _ulp_error(y: np.ndarray, ref: np.ndarray) -> np.ndarray:
     return np.abs(y.astype(np.float64) - ref) / np.maximum(2.0 ** (e - 23), 2.0**-149)
 
 
-def scan(w: float) -> tuple[float, float, float]:
+# kernel -> (w, f(x), f'(x)) in float64
+KERNELS = {
+    "siren": (native32._siren_w(), lambda x: np.sin(30.0 * x), lambda x: 30.0 * np.cos(30.0 * x)),
+    "gcu": (1.0, lambda x: x * np.cos(x), lambda x: np.cos(x) - x * np.sin(x)),
+}
+
+
+def scan(name: str) -> tuple[float, float, float]:
+    w, value, derivative = KERNELS[name]
     smallest, fwd_worst, bwd_worst = math.inf, 0.0, 0.0
     lo_bits = np.float32(math.pi / 4 / w).view(np.uint32)
     hi_bits = np.float32(2.0**22 / w).view(np.uint32)
     chunk = 1 << 22
-    for start in tqdm(range(int(lo_bits), int(hi_bits), chunk), desc=f"w = {w}", unit="chunk"):
+    for start in tqdm(range(int(lo_bits), int(hi_bits), chunk), desc=name, unit="chunk"):
         bits = np.arange(start, min(start + chunk, int(hi_bits)), dtype=np.uint32)
         x = np.concatenate([bits.view(np.float32), -bits.view(np.float32)])
-        p = x.astype(np.float64) * w
+        xd = x.astype(np.float64)
+        p = xd * w
         k = np.rint(p * (2 / math.pi))
         r = ((p - k * _PIO2_HEAD) - k * _PIO2_MID) - k * _PIO2_TAIL
         smallest = min(smallest, float(np.abs(r).min()))
         xt = torch.from_numpy(x)
-        fwd_worst = max(fwd_worst, float(_ulp_error(native32.forward("siren", xt).numpy(), np.sin(p)).max()))
+        fwd_worst = max(fwd_worst, float(_ulp_error(native32.forward(name, xt).numpy(), value(xd)).max()))
         go = torch.ones_like(xt)
-        bwd_worst = max(bwd_worst, float(_ulp_error(native32.backward("siren", go, xt).numpy(), w * np.cos(p)).max()))
+        bwd_worst = max(bwd_worst, float(_ulp_error(native32.backward(name, go, xt).numpy(), derivative(xd)).max()))
     return smallest, fwd_worst, bwd_worst
 
 
 if __name__ == "__main__":
-    w = float(sys.argv[1]) if len(sys.argv) > 1 else 30.0
-    assert w == native32._siren_w(), "the kernel is built for siren's default omega_0"
-    smallest, fwd, bwd = scan(w)
-    print(f"smallest |w x - k pi/2|: {smallest:.3e} (2^{math.log2(smallest):.1f})")
-    print(f"siren kernel, worst error: forward {fwd:.4f} ULP, derivative {bwd:.4f} ULP")
+    assert KERNELS["siren"][0] == 30.0, "the reference is written for siren's default omega_0, 30"
+    for name in KERNELS:
+        smallest, fwd, bwd = scan(name)
+        print(
+            f"{name}: smallest |w x - k pi/2| {smallest:.3e} (2^{math.log2(smallest):.1f}); worst error: forward "
+            f"{fwd:.4f} ULP, derivative {bwd:.4f} ULP"
+        )
