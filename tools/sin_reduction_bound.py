@@ -20,6 +20,8 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from nonlin.accuracy.formats import get_format
+from nonlin.accuracy.metric import ulp_error
 from nonlin.kernels import native32
 
 # pi/2 as a 25-bit head (k * head exact for |k| < 2^28), a 53-bit middle and a tail (mpmath-free: the digits of pi/2)
@@ -29,8 +31,7 @@ _PIO2_TAIL = float.fromhex("0x1.8a2e03707344ap-81")
 
 
 def _ulp_error(y: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    e = np.floor(np.log2(np.maximum(np.abs(ref), 2.0**-149)))
-    return np.abs(y.astype(np.float64) - ref) / np.maximum(2.0 ** (e - 23), 2.0**-149)
+    return ulp_error(y, ref, get_format("float32"))
 
 
 # kernel -> (w, f(x), f'(x)) in float64

@@ -784,14 +784,20 @@ def test_gtu_non_finite_inputs_and_signed_zeros_are_the_ieee_products():
             assert torch.equal(got[exact], ref32[exact]) and torch.equal(got[exact].signbit(), ref32[exact].signbit())
 
 
-# ATen's AVX-512 Vectorized<float>::blendv selects only the lanes whose mask is all ones, where AVX2's reads the
-# sign bit alone: a kernel that passed a value's sign as VF::blendv's mask is right on AVX2 and wrong on AVX-512
-# (the near forms of 2026-12-05 did, until native32.blend_sign). On AVX2 every kernel is built once more, in one
-# library, with VF::blendv under AVX-512's rule, and must give the same bits.
+# ATen's AVX-512 Vectorized<float>::blendv (and <double>'s) selects only the lanes whose mask is all ones, where
+# AVX2's reads the sign bit alone: a kernel that passed a value's sign as blendv's mask is right on AVX2 and wrong on
+# AVX-512 (the near forms of 2026-12-05 did, until native32.blend_sign). On AVX2 every kernel is built once more, in
+# one library, with VF::blendv and VD::blendv under AVX-512's rule, and must give the same bits.
 _ALL_ONES_BLEND = r"""
 ALWAYS static inline VF blendv_all_ones(VF a, VF b, VF mask) {
   const __m256 m = _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_castps_si256(mask), _mm256_set1_epi32(-1)));
   return VF(_mm256_blendv_ps(a, b, m));
+}
+ALWAYS static inline Vectorized<double> blendv_all_ones(Vectorized<double> a, Vectorized<double> b,
+                                                        Vectorized<double> mask) {
+  const __m256i ones = _mm256_set1_epi64x(-1);
+  const __m256d m = _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_castpd_si256(mask), ones));
+  return Vectorized<double>(_mm256_blendv_pd(a, b, m));
 }
 """
 
@@ -803,7 +809,8 @@ def _vector_isa() -> str:
 
 
 def _kernels_under_avx512_blend_rule():
-    """Every kernel of native32, VF::blendv replaced by the AVX-512 rule, as one ctypes library: k_NAME_f, k_NAME_b."""
+    """Every kernel of native32, VF::blendv and VD::blendv under the AVX-512 rule, as one ctypes library: k_NAME_f,
+    k_NAME_b."""
     import ctypes
 
     from torch._inductor.codecache import CppCodeCache
@@ -820,7 +827,11 @@ def _kernels_under_avx512_blend_rule():
     for name, (f, b) in native32.GATED.items():
         parts.append(native32._BINARY.replace("FN", f).replace("void kernel(", f"void k_{name}_f("))
         parts.append(native32._GATED_GRAD.replace("FN", b).replace("void kernel(", f"void k_{name}_b("))
-    lib = CppCodeCache.load("\n".join(parts).replace("VF::blendv(", "blendv_all_ones("))
+    source = "\n".join(parts)
+    assert "VD::blendv(" in source  # (the double kernels: siren, gcu, sqrtsoftplus)
+    lib = CppCodeCache.load(
+        source.replace("VF::blendv(", "blendv_all_ones(").replace("VD::blendv(", "blendv_all_ones(")
+    )
 
     def call(symbol: str, *tensors: torch.Tensor, outputs: int = 1) -> list[torch.Tensor]:
         outs = [torch.empty_like(tensors[0]) for _ in range(outputs)]
