@@ -463,9 +463,9 @@ ALWAYS static inline void tanh_parts(const OnePlus& o, VF& th, VF& tl) {
 }
 // tanh a = th + tl for a >= 0 from u = e^-2 min(a, 12) in o: tanh_parts, and a - a^3 / 3 below 2^-12 (where the
 // quotient's first-order correction leaves up to 1 ULP)
-ALWAYS static inline void tanh_abs_parts(VF a, const OnePlus& o, VF& th, VF& tl) {  // (o: e^-2 min(a, 12))
+ALWAYS static inline void tanh_abs_parts(VF a, const OnePlus& o, VF& th, VF& tl) {
   tanh_parts(o, th, tl);
-  const VF small = a < C(0x1p-12f);  // (a - a^3 / 3: the quotient's first-order correction leaves up to 1 ULP)
+  const VF small = a < C(0x1p-12f);
   th = VF::blendv(th, a, small);
   tl = VF::blendv(tl, (a * (a * a)) * C(-0.333333343f), small);
 }
