@@ -266,14 +266,14 @@ def test_non_finite_inputs_and_signed_zeros_are_the_references(primitive):
     value, derivative = REFERENCE[primitive]
     forward_ulp, backward_ulp = BOUNDS[primitive]
     outputs = [(native32.forward(primitive, x), value(x.double().numpy()), forward_ulp)]
-    for s in (1.0, -1.0, 0.0, -0.0):
+    for s in (1.0, -1.0, 0.0, -0.0, float("nan")):  # (a NaN go: NaN, also where f'(x) is a zero)
         g = native32.backward(primitive, torch.full_like(x, s), x)
         outputs.append((g, s * derivative(x.double().numpy()), backward_ulp))
     for y, ref64, bound in outputs:
         ref = torch.from_numpy(ref64).float()
         assert torch.equal(torch.isnan(y), torch.isnan(ref))
         fin = ~torch.isnan(ref)
-        assert _ulp_error(y[fin].numpy(), ref64[fin.numpy()]).max() <= bound
+        assert _ulp_error(y[fin].numpy(), ref64[fin.numpy()]).max(initial=0.0) <= bound
         exact = fin & ((ref == 0) | ref.isinf() | (ref.abs() == 1))
         assert torch.equal(y[exact], ref[exact]), (y, ref)
         assert torch.equal(torch.signbit(y[fin]), torch.signbit(ref[fin]))
@@ -697,6 +697,7 @@ def test_gated_entries_take_the_kernels():
     assert of("swiglu", beta=1.0) == "swiglu" and of("geglu") == "geglu"
     assert of("swiglu", beta=2.0) is None and of("geglu_tanh") is None and of("glu") == "glu"
     assert of("reglu") is None and of("bilinear") is None and of("gtu") == "gtu"
+    assert of("swiglustep", limit=7.0) == "swiglustep" and of("swiglustep", limit=6.0) is None
     swiglu = nonlin.spec("swiglu")
     assert dispatch.job_for(swiglu, torch.float32, swiglu.defaults()).native == "swiglu"
     assert dispatch.job_for(swiglu, torch.bfloat16, swiglu.defaults()).native is None
@@ -769,7 +770,7 @@ def test_gtu_non_finite_inputs_and_signed_zeros_are_the_ieee_products():
     values = torch.tensor([float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1e-40, -1e-40, 1.5, -1.5, 90.0, -90.0])
     g = values.repeat_interleave(len(values))
     v = values.repeat(len(values))
-    for s in (1.0, -1.0, 0.0, -0.0, float("inf"), -float("inf")):
+    for s in (1.0, -1.0, 0.0, -0.0, float("inf"), -float("inf"), float("nan")):
         go = torch.full_like(g, s)
         gd, vd, god = (t.double().numpy() for t in (g, v, go))
         with np.errstate(invalid="ignore", over="ignore"):
@@ -782,6 +783,61 @@ def test_gtu_non_finite_inputs_and_signed_zeros_are_the_ieee_products():
             assert torch.equal(got.isnan(), ref32.isnan()), (got, ref32)
             exact = (ref32 == 0) | ref32.isinf()
             assert torch.equal(got[exact], ref32[exact]) and torch.equal(got[exact].signbit(), ref32[exact].signbit())
+
+
+# swiglustep, min(silu(g), L) clamp(v, -L, L) at L = 7: swiglu's kernel on the clamped v, the gate L above the last
+# float32 whose silu is below L; against the catalog's float64 path with autograd (its indicators' zeros and NaN
+# included), within swiglu's bounds
+def _check_swiglustep(g: torch.Tensor, v: torch.Tensor, go: torch.Tensor) -> None:
+    gd, vd = (t.double().requires_grad_() for t in (g, v))
+    ref = F.function("swiglustep")(gd, vd)
+    ref.backward(go.double())
+    y = native32.gated_forward("swiglustep", g, v)
+    dg, dv = torch.empty_like(g), torch.empty_like(g)
+    assert native32.gated_backward("swiglustep", go, g, v, dg, dv)
+    # (where float64's silu(g) underflows to 0 (g < -745) an infinite go gives float64 NaN; swiglu's kernel gives
+    # the true product's infinity there, NaN only beside a true zero: not a finite number either way)
+    underflow = go.isinf() & (g < -745) & g.isfinite()
+    forward_ulp, grad_ulp = GATED_BOUNDS["swiglu"]
+    for got, want, bound in ((y, ref.detach(), forward_ulp), (dg, gd.grad, grad_ulp), (dv, vd.grad, grad_ulp)):
+        if got is not y:
+            assert not got[underflow].isfinite().any()
+            got, want = got[~underflow], want[~underflow]
+        want32 = want.float()
+        assert torch.equal(got.isnan(), want32.isnan())
+        exact = (want32 == 0) | want32.isinf()
+        assert torch.equal(got[exact], want32[exact]) and torch.equal(got[exact].signbit(), want32[exact].signbit())
+        finite = want.isfinite() & ~exact
+        err = _ulp_error(got[finite].numpy(), want[finite].numpy())
+        assert err.max(initial=0.0) <= bound, err.max(initial=0.0)
+
+
+@needs_kernels
+def test_swiglustep_is_within_swiglus_bounds():
+    """g over every binade, dense over [-20, 20] and at the gate's clip (the float32s around silu(g) = 7), v of
+    every binade and at the value's clip +-7, go ~ N(0, 1) and at its limits."""
+    g, v, go = _gated_sample()
+    steps = np.arange(-40, 41, dtype=np.float32)  # (7.006342: silu's crossing of 7, within a float32)
+    near_cut = torch.from_numpy(np.float32(7.006342) + steps * np.spacing(np.float32(7.0)))
+    clips = torch.tensor([7.0, -7.0])
+    clips = torch.cat([clips, torch.nextafter(clips, torch.zeros(2)), torch.nextafter(clips, 2 * clips)])
+    g2 = near_cut.repeat_interleave(len(clips) + 3)
+    v2 = torch.cat([clips, torch.tensor([1.0, -0.5, 3e-20])]).repeat(len(near_cut))
+    _check_swiglustep(torch.cat([g, g2]), torch.cat([v, v2]), torch.cat([go, torch.randn(len(g2))]))
+    _check_swiglustep(v, g, go)
+    _check_swiglustep(g2, v2, torch.full_like(g2, 2.0**32 * 1.01))
+
+
+@needs_kernels
+def test_swiglustep_non_finite_inputs_and_signed_zeros_are_the_float64_paths():
+    """NaN, infinities, signed zeros, the clips and huge values in g, v and go: the NaN, zeros (of their sign) and
+    infinities the catalog's float64 path gives."""
+    values = [float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1e-40, -1e-40, 1.5, -1.5, 7.0, -7.0, 7.5, -7.5]
+    values = torch.tensor([*values, 90.0, -90.0, 3e38, -3e38])
+    g = values.repeat_interleave(len(values))
+    v = values.repeat(len(values))
+    for s in (1.0, -1.0, 0.0, -0.0, float("inf"), -float("inf"), float("nan")):
+        _check_swiglustep(g, v, torch.full_like(g, s))
 
 
 # ATen's AVX-512 Vectorized<float>::blendv (and <double>'s) selects only the lanes whose mask is all ones, where

@@ -62,6 +62,7 @@ import torch
 
 from nonlin.catalog.smooth import SELU_ALPHA, SELU_SCALE
 from nonlin.kernels.gather import row_layout
+from nonlin.spec import Kind
 
 # Below this many elements one thread does it all (an OpenMP fork costs a few microseconds).
 PARALLEL_NUMEL = 1 << 16
@@ -1380,7 +1381,7 @@ ALWAYS static inline VF times_grad(VF go, VF v, VF g, float closed) {
   const VF infinite = VF::blendv(-(go * v), C(NAN), g == C(-INFINITY));
   const VF zero = VF::blendv(((go ^ v) & C(-0.0f)) ^ C(-0.0f), infinite, (go.abs() == C(INFINITY)) | (v.abs() == C(INFINITY)));
   const VF r = VF::blendv(p, zero, g < C(closed));
-  return nan_to(r, g);
+  return VF::blendv(r, go + v + g, (g != g) | (go != go) | (v != v));  // (a NaN factor: NaN, also beside a zero)
 }
 
 // d/dg = go v gate'(g), d/dv = go gate(g), each rounded once
@@ -2003,6 +2004,30 @@ ALWAYS static inline void gtu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
   near_or_far_grad<gtu_grad_lanes, gtu_grad_near, gtu_grad_far>(go, g, v, dg, dv);
 }
 
+// swiglustep, min(silu(g), L) clamp(v, -L, L) at its default L (Step-3.5's 7): swiglu's kernel on the clamped value
+// (an exact clamp, NaN kept); above SWIGLUSTEP_CUT, the last float32 whose silu is below L, the gate is L and L vc
+// rounds once. Those lanes hand swiglu's kernel a zero gate instead, so that a huge g costs no far form.
+ALWAYS static inline VF clamp_keeping_nan(VF v, float limit) {
+  return at::vec::minimum(at::vec::maximum(v, C(-limit)), C(limit));
+}
+ALWAYS static inline VF swiglustep_f(VF g, VF v) {
+  const VF vc = clamp_keeping_nan(v, SWIGLUSTEP_L);
+  const VF clipped = g > C(SWIGLUSTEP_CUT);
+  return VF::blendv(swiglu_f(VF::blendv(g, C(0.0f), clipped), vc), C(SWIGLUSTEP_L) * vc, clipped);
+}
+// d/dg = go (silu'(g) [silu(g) < L] vc) and d/dv = go (min(silu(g), L) [|v| < L]), as the catalog's derivative
+// multiplies: where an indicator is 0 the product is go times a zero of its other factor's sign (g's, or +0 for the
+// gate L), NaN where go is infinite or a factor is NaN (a NaN v's indicator is NaN)
+ALWAYS static inline void swiglustep_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
+  const VF vc = clamp_keeping_nan(v, SWIGLUSTEP_L);
+  const VF clipped = g > C(SWIGLUSTEP_CUT);
+  swiglu_grad_f(go, VF::blendv(g, C(0.0f), clipped), vc, dg, dv);
+  dg = VF::blendv(dg, go * (C(0.0f) * vc), clipped);
+  dv = VF::blendv(dv, go * C(SWIGLUSTEP_L), clipped);
+  const VF zero_gate = VF::blendv(g & C(-0.0f), g + v, (g != g) | (v != v));
+  dv = VF::blendv(go * zero_gate, dv, v.abs() < C(SWIGLUSTEP_L));
+}
+
 """
 
 # Kernels over [rows, width] blocks with a row stride per array (1-D: one row), unit inner stride: x -> y,
@@ -2101,6 +2126,7 @@ GATED: dict[str, tuple[str, str]] = {
     "geglu": ("geglu_f", "geglu_grad_f"),
     "glu": ("glu_f", "glu_grad_f"),
     "gtu": ("gtu_f", "gtu_grad_f"),
+    "swiglustep": ("swiglustep_f", "swiglustep_grad_f"),
 }
 
 _BUILT: dict[tuple[str, str], Callable | None] = {}
@@ -2264,6 +2290,7 @@ def _constants() -> str:
     values.update(_clipped_gelu_constants())
     values.update(_laplace_constants())
     values.update(SIREN_W=_siren_w())
+    values.update(_swiglustep_constants())
     values.update(_gelu_tanh_constants())
     values.update(_zero_fit("TE", TANHEXP_X0, TANHEXP_C0, TANHEXP_ZONE))
     values.update(
@@ -2337,6 +2364,23 @@ def _siren_w() -> float:
     w = spec("siren").defaults()["omega_0"]
     assert _f32_value(w) == w, w
     return w
+
+
+def _swiglustep_constants() -> dict[str, float]:
+    """swiglustep's default limit L (a float32) and the last float32 g whose silu(g) is below L: the catalog's
+    crossing in float64 (within 1e-15 of the root), rounded down, checked to lie 2^-30 or more from the root."""
+    from nonlin.catalog.additions_gated import _silu_crossing
+    from nonlin.registry import spec
+
+    limit = spec("swiglustep").defaults()["limit"]
+    assert _f32_value(limit) == limit, limit
+    root = _silu_crossing(limit)
+    cut = _f32_value(root)
+    if cut >= root:
+        cut = float(torch.nextafter(torch.tensor(cut, dtype=torch.float32), torch.tensor(0.0)))
+    spacing = math.ulp(cut) * 2.0**29  # (a float32's spacing here)
+    assert root - cut > 2.0**-30 * spacing and cut + spacing - root > 2.0**-30 * spacing, (root, cut)
+    return {"SWIGLUSTEP_L": limit, "SWIGLUSTEP_CUT": cut}
 
 
 def _laplace_constants() -> dict[str, float]:
@@ -2469,6 +2513,7 @@ FORMS: dict[str, tuple] = {
     "geglu": ("mul", ("gated", "g", ("norm_cdf", "g")), "v"),
     "glu": ("mul", ("sigmoid", "g"), "v"),
     "gtu": ("mul", ("sigmoid", "g"), ("tanh", "v")),
+    "swiglustep": ("entry", "swiglustep"),  # (at its default limit)
 }
 
 
@@ -2532,17 +2577,20 @@ _TRACED_FORMS: dict[str, tuple] = {}
 
 
 def _traced_form(entry: str) -> tuple:
-    """An entry's traced forward at its defaults as a form of `FORMS`: nested (op, arguments), "x" the input."""
+    """An entry's traced forward at its defaults as a form of `FORMS`: nested (op, arguments), "x" the input (a
+    gated entry's: "g" and "v")."""
     if entry not in _TRACED_FORMS:
         from nonlin.kernels.trace import trace
         from nonlin.registry import spec
 
         s = spec(entry)
-        t = trace(s.forward, ("x",), s.defaults(), ())
+        names = ("g", "v") if s.kind is Kind.GATED else ("x",)
+        t = trace(s.forward, names, s.defaults(), ())
+        leaves = {id(leaf): name for leaf, name in zip(t.inputs, names, strict=True)}
 
         def form(node):
-            if node is t.inputs[0]:
-                return "x"
+            if id(node) in leaves:
+                return leaves[id(node)]
             return (node.op, *map(form, node.args)) if hasattr(node, "op") else node
 
         _TRACED_FORMS[entry] = form(t.outputs[0])
