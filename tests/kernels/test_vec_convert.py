@@ -105,6 +105,27 @@ def test_conversions_give_the_generic_forms_bits(direction: str) -> None:
 
 
 @needs_compile
+def test_mask_casts_give_the_generic_forms_bits() -> None:
+    """A float64 kernel that combines comparisons (|, &, ~) casts its double masks to int32 masks and back
+    (inductor's code for jumprelu_sae's keep(x > theta, x) in float64); the specialised casts select what the
+    generic ones (element by element through memory) and eager torch select, NaN and signed zeros included."""
+    x = torch.cat([_float32_patterns(), torch.tensor([0.001, 0.0010000001, 2.0, -2.0])])
+
+    def fn(t):
+        d = t.to(torch.float64)
+        keep = ((d > 0.001) | torch.isnan(d)) & ~(d == 2.0)
+        return torch.where(keep, d, torch.zeros_like(d)).to(torch.float32)
+
+    before = vec_convert.patched_sources
+    with_vec = _run(fn, x, True)
+    generic = _run(fn, x, False)
+    if native32.available():
+        assert vec_convert.patched_sources > before
+    assert torch.equal(with_vec.view(torch.int32), generic.view(torch.int32))
+    assert torch.equal(with_vec.view(torch.int32), fn(x).view(torch.int32))
+
+
+@needs_compile
 def test_nonlins_float64_kernels_of_float32_inputs_get_them() -> None:
     """A float32 kernel that computes in float64 (hardswish's forward: precision.py keeps it in float64) is built
     with the vector conversions. Its bits are the generated function's run op by op (NaN payloads included) and
