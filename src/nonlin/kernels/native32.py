@@ -1,7 +1,7 @@
 """float32 CPU kernels written by hand with ATen's vector types and FMA: sigmoid, tanh, silu, quick_gelu, gelu,
 gelu_tanh, elu, selu, tanhshrink, softcap, clipped_gelu, laplace, ndtr, hardswish, lecun_tanh, lisht, tanhexp,
-siren, sqrtsoftplus, gcu, glu, swiglu, geglu and gtu, forward and backward (entries with parameters at their defaults,
-compiled in).
+siren, sqrtsoftplus, gcu, glu, swiglu, geglu, gtu and swiglustep, forward and backward (entries with parameters at
+their defaults, compiled in).
 
 The generated float32 forms (`nonlin.ops.torch_compiled`: sigmoid_float32, the float64-assembled sech2) are
 exact to ~1 ULP but cost 1.7-3 ns per element as inductor compiles them (no FMA: inductor builds with
@@ -24,12 +24,12 @@ partial load.
 
 Which entries take these kernels: those whose traced forward is one of `FORMS` of the input (sigmoid(x),
 tanh(x), swish(x, 1), swish(x, 1.702), x Phi(x), elu's and selu's forms, swiglu(g, v, 1), g Phi(g) v,
-sigmoid(g) tanh(v): the catalog's sigmoid, tanh, silu, swish at beta 1, quick_gelu, gelu, elu at alpha 1, selu,
-swiglu, geglu and gtu, the
-entries listed above, and any entry declared the same way, less products and quotients by 1 and differences with
-+0: tempered_sigmoid, xgelu and celu at their defaults, laplace at mu 0, sigma 1); the backward is that function's
-derivative, whatever form the entry declares it in (the forward fixes the function). docs/kernels.md, "float32
-by hand-written kernels", has the measured errors and costs.
+sigmoid(g) tanh(v), swiglustep's body at limit 7: the catalog's sigmoid, tanh, silu, swish at beta 1, quick_gelu,
+gelu, elu at alpha 1, selu, swiglu, geglu, gtu and swiglustep, the entries listed above, and any entry declared
+the same way, less products and quotients by 1 and differences with +0: tempered_sigmoid, xgelu and celu at their
+defaults, laplace at mu 0, sigma 1); the backward is that function's derivative, whatever form the entry declares
+it in (the forward fixes the function). docs/kernels.md, "float32 by hand-written kernels", has the measured errors
+and costs.
 tests/kernels/test_native32.py measures both against float64 on dense sets of every binade and on the edges.
 No lane forms a subnormal it does not return (`one_plus_of`): each one costs a microcode assist on x86, which
 had made tail inputs up to 10x slower (benchmarks/tails.py).
