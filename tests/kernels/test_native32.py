@@ -842,8 +842,9 @@ def test_swiglustep_non_finite_inputs_and_signed_zeros_are_the_float64_paths():
 
 # ATen's AVX-512 Vectorized<float>::blendv (and <double>'s) selects only the lanes whose mask is all ones, where
 # AVX2's reads the sign bit alone: a kernel that passed a value's sign as blendv's mask is right on AVX2 and wrong on
-# AVX-512 (the near forms of 2026-12-05 did, until native32.blend_sign). On AVX2 every kernel is built once more, in
-# one library, with VF::blendv and VD::blendv under AVX-512's rule, and must give the same bits.
+# AVX-512 (the near forms of 2026-12-05 did). The float kernels blend through native32's `blend`, which reads the
+# sign bit on both ISAs; the double kernels use VD::blendv. On AVX2 every kernel is built once more, in one
+# library, with VD::blendv under AVX-512's rule, and must give the same bits; no VF::blendv may bypass `blend`.
 _ALL_ONES_BLEND = r"""
 ALWAYS static inline VF blendv_all_ones(VF a, VF b, VF mask) {
   const __m256 m = _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_castps_si256(mask), _mm256_set1_epi32(-1)));
@@ -865,8 +866,8 @@ def _vector_isa() -> str:
 
 
 def _kernels_under_avx512_blend_rule():
-    """Every kernel of native32, VF::blendv and VD::blendv under the AVX-512 rule, as one ctypes library: k_NAME_f,
-    k_NAME_b."""
+    """Every kernel of native32, VD::blendv under the AVX-512 rule (VF::blendv too, were any left), as one ctypes
+    library: k_NAME_f, k_NAME_b."""
     import ctypes
 
     from torch._inductor.codecache import CppCodeCache
@@ -885,6 +886,7 @@ def _kernels_under_avx512_blend_rule():
         parts.append(native32._GATED_GRAD.replace("FN", b).replace("void kernel(", f"void k_{name}_b("))
     source = "\n".join(parts)
     assert "VD::blendv(" in source  # (the double kernels: siren, gcu, sqrtsoftplus)
+    assert "VF::blendv(" not in source  # (every float blend is `blend`'s one rule)
     lib = CppCodeCache.load(
         source.replace("VF::blendv(", "blendv_all_ones(").replace("VD::blendv(", "blendv_all_ones(")
     )

@@ -145,10 +145,24 @@ ALWAYS static inline VF quotient(VF nh, VF nl, VF dh, VF dl) {
   return y + (fma_(-y, dh, nh) + fma_(-y, dl, nl)) * inv;
 }
 
+// b where the mask's sign bit is set, a elsewhere: a comparison's mask (all ones or zeros) or a value's sign (a
+// negative value or -0 selects b). Every float blend goes through here, so that both ISAs apply one rule: AVX2's
+// blendv reads the sign bit alone, but ATen's AVX-512 Vectorized<float>::blendv selects only lanes whose mask is
+// all ones (a value's sign as its mask had picked wrong lanes on AVX-512 only), and takes two more instructions per
+// blend (the comparison's mask made a vector and compared back), which had cost silu's backward a quarter of its
+// time on an AVX-512 core
+ALWAYS static inline VF blend(VF a, VF b, VF mask) {
+#if defined(CPU_CAPABILITY_AVX512)
+  return VF(_mm512_mask_blend_ps(_mm512_movepi32_mask(_mm512_castps_si512(mask)), a, b));
+#else
+  return VF(_mm256_blendv_ps(a, b, mask));
+#endif
+}
+
 // A value as (h + l) 2^k, l below h's last bit (or 0)
 struct Parts { VF h, l, k; };
 ALWAYS static inline Parts blend(const Parts& a, const Parts& b, VF mask) {
-  return {VF::blendv(a.h, b.h, mask), VF::blendv(a.l, b.l, mask), VF::blendv(a.k, b.k, mask)};
+  return {blend(a.h, b.h, mask), blend(a.l, b.l, mask), blend(a.k, b.k, mask)};
 }
 
 // f'(x) near a zero x0 = x0h + x0l of f' (x0h the float32 nearest): f'(x) = d (C0 + d p(d)), d = x - x0 =
@@ -233,7 +247,7 @@ ALWAYS static inline VF prescaled(VF a, VF& s) {
   const VF m = a.abs();
   const VF up = m < C(0x1p-32f), down = m > C(0x1p32f);
   s = (up & C(64.0f)) | (down & C(-64.0f));
-  return a * VF::blendv(VF::blendv(C(1.0f), C(0x1p64f), up), C(0x1p-64f), down);
+  return a * blend(blend(C(1.0f), C(0x1p64f), up), C(0x1p-64f), down);
 }
 
 // The lanes whose |a| is in [2^-32, 2^32] or 0, where prescaled leaves a as it is (s = 0; a zero's scale only
@@ -255,22 +269,12 @@ ALWAYS static inline bool unscaled(VF a) { return every(unscaled_lanes(a)); }
 // zeros of different signs where l's sign is not h's, +0 in IEEE arithmetic, where go f'(x) at go = -0 is -0 (the
 // sign bit ORed in is already set in every other lane: |l| is below h's last bit)
 ALWAYS static inline VF sign_of(VF a) { return a & C(-0.0f); }
-// b where s's sign bit is set, a elsewhere (s any float: a negative value or -0 selects b). AVX2's blendv reads
-// the mask's sign bit alone, but ATen's AVX-512 Vectorized<float>::blendv selects only lanes whose mask is all
-// ones, so VF::blendv is for comparison masks only and a value's sign goes through here
-ALWAYS static inline VF blend_sign(VF a, VF b, VF s) {
-#if defined(CPU_CAPABILITY_AVX512)
-  return VF(_mm512_mask_blend_ps(_mm512_movepi32_mask(_mm512_castps_si512(s)), a, b));
-#else
-  return VF(_mm256_blendv_ps(a, b, s));
-#endif
-}
 template <bool PLAIN = false> ALWAYS static inline VF scaled_product(VF u, const Parts& p) {  // (v = 1: the same bits)
   if (PLAIN && unscaled(u)) return scaled(fma_(u, p.h, u * p.l), p.k) | sign_of(u ^ p.h);
   VF su;
   const VF us = prescaled(u, su);
   const VF r = scaled(fma_(us, p.h, us * p.l), p.k - su) | sign_of(u ^ p.h);
-  return PLAIN ? r : VF::blendv(r, u * p.h, u.abs() == C(INFINITY));
+  return PLAIN ? r : blend(r, u * p.h, u.abs() == C(INFINITY));
 }
 template <bool PLAIN = false> ALWAYS static inline VF scaled_product(VF u, VF v, const Parts& p) {
   if (PLAIN && unscaled(u) && unscaled(v)) {
@@ -282,22 +286,22 @@ template <bool PLAIN = false> ALWAYS static inline VF scaled_product(VF u, VF v,
   const VF ph = us * vs;
   const VF pl = fma_(us, vs, -ph);
   const VF r = scaled(fma_(ph, p.h, fma_(ph, p.l, pl * p.h)), p.k - su - sv) | sign_of((u ^ v) ^ p.h);
-  return PLAIN ? r : VF::blendv(r, (u * v) * p.h, (u.abs() == C(INFINITY)) | (v.abs() == C(INFINITY)));
+  return PLAIN ? r : blend(r, (u * v) * p.h, (u.abs() == C(INFINITY)) | (v.abs() == C(INFINITY)));
 }
 
-ALWAYS static inline VF nan_to(VF y, VF x) { return VF::blendv(y, x, x != x); }
+ALWAYS static inline VF nan_to(VF y, VF x) { return blend(y, x, x != x); }
 
 // go (h + l) 2^k, h > 0, where the caller's `far` lanes have |go| (h + l) 2^k < 2^-151 for every finite float32 go:
 // there a zero of go's sign made without the underflowing scale (an underflow takes a microcode assist, see
 // one_plus_of), or go's infinity (the true product's); NaN stays NaN
 ALWAYS static inline VF scaled_product_far(VF go, const Parts& p, VF far) {
-  const VF r = scaled_product(go, {p.h, p.l, VF::blendv(p.k, C(0.0f), far)});
-  return VF::blendv(r, go * C(0.0f), far & (go.abs() < C(INFINITY)));
+  const VF r = scaled_product(go, {p.h, p.l, blend(p.k, C(0.0f), far)});
+  return blend(r, go * C(0.0f), far & (go.abs() < C(INFINITY)));
 }
 
 // go f'(x) where f'(x) = 0 exactly (at x = +-inf, the clamped exponentials' tails do not reach it): go 0, a
 // signed zero, or NaN for an infinite go (IEEE)
-ALWAYS static inline VF zero_derivative_at(VF r, VF go, VF at) { return VF::blendv(r, go * C(0.0f), at); }
+ALWAYS static inline VF zero_derivative_at(VF r, VF go, VF at) { return blend(r, go * C(0.0f), at); }
 
 // Prefetch the input (and the output, for writing) 8 KiB ahead of the loop: these kernels compute ~30 cycles per
 // vector, too slowly for the hardware prefetchers to run ahead of them beyond L2, which then cost as much again
@@ -316,9 +320,9 @@ ALWAYS static inline VF sigmoid_tail(VF x) {
   OnePlus o;
   one_plus(at::vec::maximum(-a, C(-104.0f)), o);  // e^-104 2^64 < 2^-85: 0 once scaled
   const VF pos = x >= C(0.0f);
-  const VF y = quotient(VF::blendv(o.e.h, C(1.0f), pos), VF::blendv(o.e.l, C(0.0f), pos), o.dh, o.dl);
+  const VF y = quotient(blend(o.e.h, C(1.0f), pos), blend(o.e.l, C(0.0f), pos), o.dh, o.dl);
   const VF far = a > C(104.0f);  // (sigma(x) < 2^-150 there: +0, made without the underflowing scale)
-  return nan_to(VF::blendv(scaled(y, VF::blendv(o.e.k, C(0.0f), pos | far)), C(0.0f), far & (x < C(0.0f))), x);
+  return nan_to(blend(scaled(y, blend(o.e.k, C(0.0f), pos | far)), C(0.0f), far & (x < C(0.0f))), x);
 }
 // e^-|x| = t (1 + p) for |x| < 69, t = 2^k normal (k >= -100), p = e^r - 1 to ~2^-26: r + r^2 q (q of degree 4,
 // tools/fit_expm1_float32.py 4 0.35, 2^-27.9; expm1_tail's degree 5 is 2^-32.8) rounded once by an fma. k + 127
@@ -366,7 +370,7 @@ ALWAYS static inline VF sigmoid_near(VF x) {
   const VF uh = fma_(p, t, t);
   const VF dh = C(1.0f) + uh;
   const VF dl = (C(1.0f) - dh) + uh;  // (Fast2Sum: 1 >= uh)
-  const VF n = blend_sign(C(1.0f), uh, x);
+  const VF n = blend(C(1.0f), uh, x);
   const VF inv = C(1.0f) / dh;
   const VF y = n * inv;
   return fma_(at::vec::fnmadd(y, dl, at::vec::fnmadd(y, dh, n)), inv, y);
@@ -375,7 +379,7 @@ ALWAYS static inline VF sigmoid_near(VF x) {
 ALWAYS static inline VF sigmoid_f(VF x) {
   const VF near = x.abs() < C(69.0f);
   if (every(near)) return sigmoid_near(x);
-  return VF::blendv(sigmoid_tail(x), sigmoid_near(x & near), near);
+  return blend(sigmoid_tail(x), sigmoid_near(x & near), near);
 }
 
 // go c u / (1 + u)^2, u = e^-a = 2^k E (c a power of two): go (c E / D^2) rounded once, then 2^k
@@ -428,7 +432,7 @@ ALWAYS static inline VF sigma_grad(VF go, VF x, float c, float m) {
   const VF near = (a < C(69.0f)) & unscaled_lanes(go);
   if (every(near)) return sigma_grad_near(go, a, c);
   const VF far = nan_to(zero_derivative_at(grad_core(go, a, c), go, x.abs() == C(INFINITY)), x);
-  return VF::blendv(far, sigma_grad_near(go & near, a & near, c), near);
+  return blend(far, sigma_grad_near(go & near, a & near, c), near);
 }
 
 // go sigma'(x) = go sigma(x) sigma(-x)
@@ -447,7 +451,7 @@ ALWAYS static inline VF tanh_f(VF x) {
   VF y = quotient(nh, nl, o.dh, o.dl);
   // below 2^-12, a - a^3/3 rounded once (the omitted 2a^5/15 is under 2^-50 a), where the quotient's first-order
   // correction leaves up to 1 ULP
-  y = VF::blendv(y, fma_((a * a) * C(-0.333333343f), a, a), a < C(0x1p-12f));
+  y = blend(y, fma_((a * a) * C(-0.333333343f), a, a), a < C(0x1p-12f));
   return nan_to(y | (x & C(-0.0f)), x);  // x's sign bit on |tanh x| (-0 stays -0)
 }
 
@@ -467,8 +471,8 @@ ALWAYS static inline void tanh_parts(const OnePlus& o, VF& th, VF& tl) {
 ALWAYS static inline void tanh_abs_parts(VF a, const OnePlus& o, VF& th, VF& tl) {
   tanh_parts(o, th, tl);
   const VF small = a < C(0x1p-12f);
-  th = VF::blendv(th, a, small);
-  tl = VF::blendv(tl, (a * (a * a)) * C(-0.333333343f), small);
+  th = blend(th, a, small);
+  tl = blend(tl, (a * (a * a)) * C(-0.333333343f), small);
 }
 
 // tanhshrink(x) = x - tanh(x), odd. For a = |x| >= 7/8: (a - 1) + w, w = 1 - tanh a = 2u / (1 + u) (u = e^-2a,
@@ -490,7 +494,7 @@ ALWAYS static inline VF tanhshrink_f(VF x) {
   const VF s = b + wh, sb = s - b;
   VF y = s + (((b - (s - sb)) + (wh - sb)) + wl);
   const VF tiny = a < C(0x1p-32f);
-  const VF as = a * VF::blendv(C(1.0f), C(0x1p32f), tiny);
+  const VF as = a * blend(C(1.0f), C(0x1p32f), tiny);
   const VF th = as * as, tl = fma_(as, as, -th);
   const VF ah = as * th, al = fma_(as, th, -ah) + as * tl;  // a^3 (scaled)
   const VF tu = a * a;
@@ -499,9 +503,9 @@ ALWAYS static inline VF tanhshrink_f(VF x) {
   const VF pe = fma_(tu, r, -p) + fma_(a, a, -tu) * C(TANHSHRINK_R0);
   const VF sh = C(THIRD_HI) + p;
   const VF sl = ((C(THIRD_HI) - sh) + p) + (pe + C(THIRD_LO));  // (Fast2Sum: 1/3 >= |p|)
-  const VF near = fma_(ah, sh, fma_(ah, sl, al * sh)) * VF::blendv(C(1.0f), C(0x1p-96f), tiny);
-  y = VF::blendv(y, near, a < C(0.875f));
-  y = VF::blendv(y, a, a == C(INFINITY));
+  const VF near = fma_(ah, sh, fma_(ah, sl, al * sh)) * blend(C(1.0f), C(0x1p-96f), tiny);
+  y = blend(y, near, a < C(0.875f));
+  y = blend(y, a, a == C(INFINITY));
   return nan_to(y | (x & C(-0.0f)), x);
 }
 
@@ -514,12 +518,12 @@ ALWAYS static inline VF tanhshrink_grad_far(VF go, VF x) {
   VF th, tl;
   tanh_parts(o, th, tl);
   const VF small = a < C(0x1p-12f), tiny = a < C(0x1p-32f);
-  const VF as = a * VF::blendv(C(1.0f), C(0x1p64f), tiny);
-  th = VF::blendv(th, as, small);
-  tl = VF::blendv(tl, (as * (a * a)) * C(-0.333333343f), small);
+  const VF as = a * blend(C(1.0f), C(0x1p64f), tiny);
+  th = blend(th, as, small);
+  tl = blend(tl, (as * (a * a)) * C(-0.333333343f), small);
   const VF ph = th * th;
   const VF pl = fma_(th, th, -ph) + (th + th) * tl;
-  return nan_to(scaled_product(go, {ph, pl, VF::blendv(C(0.0f), C(-128.0f), tiny)}), x);
+  return nan_to(scaled_product(go, {ph, pl, blend(C(0.0f), C(-128.0f), tiny)}), x);
 }
 
 // tanhshrink_grad_far's plain form for |x| and go in [2^-32, 2^32] or 0: no clamp of the exponential's argument
@@ -537,7 +541,7 @@ ALWAYS static inline VF tanhshrink_grad_near(VF go, VF x) {
 ALWAYS static inline VF tanhshrink_grad_f(VF go, VF x) {
   const VF near = unscaled_lanes(go) & unscaled_lanes(x);
   if (every(near)) return tanhshrink_grad_near(go, x);
-  return VF::blendv(tanhshrink_grad_far(go, x), tanhshrink_grad_near(go & near, x & near), near);
+  return blend(tanhshrink_grad_far(go, x), tanhshrink_grad_near(go & near, x & near), near);
 }
 
 // lisht, x tanh(x) = a tanh(a), a = |x| (even): a (th + tl) rounded once, tanh's quotient as hi + lo (the clamp at
@@ -550,10 +554,10 @@ ALWAYS static inline VF lisht_f(VF x) {
   VF th, tl;
   tanh_parts(o, th, tl);
   const VF small = a < C(0x1p-12f), tiny = a < C(0x1p-32f);
-  const VF as = a * VF::blendv(C(1.0f), C(0x1p64f), tiny);
-  th = VF::blendv(th, as, small);
-  tl = VF::blendv(tl, (as * (a * a)) * C(-0.333333343f), small);
-  return nan_to(scaled_product(a, {th, tl, VF::blendv(C(0.0f), C(-64.0f), tiny)}), x);
+  const VF as = a * blend(C(1.0f), C(0x1p64f), tiny);
+  th = blend(th, as, small);
+  tl = blend(tl, (as * (a * a)) * C(-0.333333343f), small);
+  return nan_to(scaled_product(a, {th, tl, blend(C(0.0f), C(-64.0f), tiny)}), x);
 }
 // go (tanh a + a sech^2 a) sign(x): both terms >= 0, so their sum (a TwoSum, the low parts added) does not cancel;
 // sech^2 a = 4 E / D^2 2^k from the quotient's own u, a sech^2 a an exact two-product; below 2^-12, 2a - 4a^3/3
@@ -573,8 +577,8 @@ ALWAYS static inline VF lisht_grad_f(VF go, VF x) {
   const VF s = th + ph, b = s - th;
   Parts p = {s, ((th - (s - b)) + (ph - b)) + (tl + pl), C(0.0f)};
   const VF small = a < C(0x1p-12f), tiny = a < C(0x1p-32f);
-  const VF as = a * VF::blendv(C(1.0f), C(0x1p64f), tiny);
-  p = blend(p, {as + as, C(0.0f) - (as * (a * a)) * C(1.33333337f), VF::blendv(C(0.0f), C(-64.0f), tiny)}, small);
+  const VF as = a * blend(C(1.0f), C(0x1p64f), tiny);
+  p = blend(p, {as + as, C(0.0f) - (as * (a * a)) * C(1.33333337f), blend(C(0.0f), C(-64.0f), tiny)}, small);
   p = blend(p, {C(1.0f), C(0.0f), C(0.0f)}, a >= C(12.0f));
   return nan_to(scaled_product(go ^ (x & C(-0.0f)), p), x);
 }
@@ -586,8 +590,8 @@ ALWAYS static inline Parts times_sigma(VF xs, VF pos, const OnePlus& o) {  // (p
   const VF ph = xs * o.e.h;
   const VF pl = fma_(xs, o.e.h, -ph) + xs * o.e.l;
   Parts p;
-  quotient2(VF::blendv(ph, xs, pos), VF::blendv(pl, C(0.0f), pos), o.dh, o.dl, p.h, p.l);
-  p.k = VF::blendv(o.e.k, C(0.0f), pos);
+  quotient2(blend(ph, xs, pos), blend(pl, C(0.0f), pos), o.dh, o.dl, p.h, p.l);
+  p.k = blend(o.e.k, C(0.0f), pos);
   return p;
 }
 // (PLAIN: |x| < 69, so k >= -100)
@@ -620,12 +624,12 @@ template <bool LOW> ALWAYS static inline Parts silu_grad_far(VF zh, VF zl, VF po
   if constexpr (LOW) sl = sl + zl;
   VF nph, npl, qh, ql;
   silu_grad_numerators(sh, sl, o.uh, o.ul, o.e.h, o.e.l, nph, npl, qh, ql);
-  const VF nh = VF::blendv(qh, nph, pos), nl = VF::blendv(ql, npl, pos);
+  const VF nh = blend(qh, nph, pos), nl = blend(ql, npl, pos);
   const VF ph = o.dh * o.dh;
   const VF pl = fma_(o.dh, o.dh, -ph) + (o.dh + o.dh) * o.dl;
   const VF inv = C(1.0f) / ph;
   const VF y = nh * inv;
-  return {y, (fma_(-y, ph, nh) + fma_(-y, pl, nl)) * inv, VF::blendv(o.e.k, C(0.0f), pos)};
+  return {y, (fma_(-y, ph, nh) + fma_(-y, pl, nl)) * inv, blend(o.e.k, C(0.0f), pos)};
 }
 
 // silu'(x) from xc (x clamped) and u = e^-|xc| in o (PLAIN: no lane below -200)
@@ -655,7 +659,7 @@ ALWAYS static inline void times_beta(VF x, VF& zh, VF& zl) {
 // -|z| = nzh + nzl
 ALWAYS static inline void minus_abs(VF zh, VF zl, VF& nzh, VF& nzl) {
   nzh = -zh.abs();
-  nzl = VF::blendv(-zl, zl, zh < C(0.0f));
+  nzl = blend(-zl, zl, zh < C(0.0f));
 }
 
 // xs sigma(beta x) = (h + l) 2^k, as silu_parts with z for x; x clamped at -75.2 (z >= -128; below, the gate's
@@ -752,8 +756,8 @@ ALWAYS static inline void over_cap(VF x, VF& nzh, VF& nzl) { minus_twice_times(x
 // clamped at `floor` (and zl then 0); `clamped` says where
 ALWAYS static inline VF exp_clamped(VF z, VF zl, float floor, Exp& e) {
   const VF clamped = z < C(floor);
-  exp_parts(VF::blendv(z, C(floor), clamped), e);
-  e.l = fma_(VF::blendv(zl, C(0.0f), clamped), e.h, e.l);
+  exp_parts(blend(z, C(floor), clamped), e);
+  e.l = fma_(blend(zl, C(0.0f), clamped), e.h, e.l);
   return clamped;
 }
 ALWAYS static inline void one_plus_clamped(VF z, VF zl, float floor, OnePlus& o) {
@@ -769,7 +773,7 @@ ALWAYS static inline VF softcap_f(VF x) {
   tanh_parts(o, th, tl);
   VF y = fma_(C(SOFTCAP_C), th, C(SOFTCAP_C) * tl);
   const VF zh = nzh * C(-0.5f);  // |zh|
-  y = VF::blendv(y, fma_((x.abs() * zh) * C(-0.333333343f), zh, x.abs()), zh < C(0x1p-12f));
+  y = blend(y, fma_((x.abs() * zh) * C(-0.333333343f), zh, x.abs()), zh < C(0x1p-12f));
   return nan_to(y | (x & C(-0.0f)), x);
 }
 // go sech^2(x / c) = go 4u / (1 + u)^2, u = e^-2|z| with z = zh + zl (grad_core's form, its argument carried)
@@ -795,10 +799,10 @@ ALWAYS static inline VF lecun_tanh_f(VF x) {
   VF y = fma_(C(LT_A_HI), th, fma_(C(LT_A_LO), th, C(LT_A_HI) * tl));
   const VF zh = nzh * C(-0.5f);  // |z|
   const VF a = x.abs(), tiny = a < C(0x1p-32f);
-  const VF as = a * VF::blendv(C(1.0f), C(0x1p64f), tiny);
+  const VF as = a * blend(C(1.0f), C(0x1p64f), tiny);
   const VF ph = as * C(LT_AB_HI);
   const VF small = fma_(as, C(LT_AB_HI), as * C(LT_AB_LO) - ((ph * zh) * zh) * C(0.333333343f));
-  y = VF::blendv(y, small * VF::blendv(C(1.0f), C(0x1p-64f), tiny), zh < C(0x1p-12f));
+  y = blend(y, small * blend(C(1.0f), C(0x1p-64f), tiny), zh < C(0x1p-12f));
   return nan_to(y | (x & C(-0.0f)), x);
 }
 // go A B sech^2(B x) = go 4AB u / (1 + u)^2, u = e^-2|z| (z carried as in the forward), 4AB as hi + lo, the
@@ -859,7 +863,7 @@ template <void (*Z)(VF, VF&, VF&)> ALWAYS static inline VF norm_cdf_of(VF x) {
   Z(x, zh, zl);
   const VF neg = zh < C(0.0f);
   const VF ah = at::vec::minimum(zh.abs(), C(16.0f));
-  const VF al = VF::blendv(VF::blendv(zl, -zl, neg), C(0.0f), zh.abs() > C(16.0f));
+  const VF al = blend(blend(zl, -zl, neg), C(0.0f), zh.abs() > C(16.0f));
   Exp e;
   VF far;
   gauss_exp(ah, al, -128.0f, e, far);
@@ -880,8 +884,8 @@ template <void (*Z)(VF, VF&, VF&)> ALWAYS static inline VF norm_cdf_of(VF x) {
   const VF oh = C(1.0f) - th;
   const VF upper = oh + (((C(1.0f) - oh) - th) - tl);
   const VF zero = zh < C(-14.22f);
-  const VF lower = VF::blendv(scaled(wh + wl, VF::blendv(km, C(0.0f), zero | (zh >= C(0.0f)))), C(0.0f), zero);
-  return nan_to(VF::blendv(upper, lower, neg), x);
+  const VF lower = blend(scaled(wh + wl, blend(km, C(0.0f), zero | (zh >= C(0.0f)))), C(0.0f), zero);
+  return nan_to(blend(upper, lower, neg), x);
 }
 // go c phi(z), c = ch + cl (laplace: 1 / sigma): e^{-a^2/2} 2^k as above down to a^2 / 2 = 194 (beyond,
 // |go c phi(z)| < 2^-151 for every finite float32 go where c < 2^1.5), times c / sqrt(2 pi) as hi + lo (the
@@ -890,16 +894,16 @@ template <void (*Z)(VF, VF&, VF&)> ALWAYS static inline VF norm_pdf_of(VF go, VF
   VF zh, zl;
   Z(x, zh, zl);
   const VF ah = zh.abs();
-  const VF al = VF::blendv(zl, -zl, zh < C(0.0f)) & (ah < C(INFINITY));  // (zl is NaN at x = +-inf)
+  const VF al = blend(zl, -zl, zh < C(0.0f)) & (ah < C(INFINITY));  // (zl is NaN at x = +-inf)
   Exp e;
   VF far;
   gauss_exp(ah, al, -194.0f, e, far);
   const VF ph = e.h * C(ch);
   // (far lanes, blended below, take the scale 2^0: the product would underflow)
-  const VF r = scaled_product(go, {ph, fma_(e.h, C(ch), -ph) + (e.h * C(cl) + e.l * C(ch)), VF::blendv(e.k, C(0.0f), far)});
+  const VF r = scaled_product(go, {ph, fma_(e.h, C(ch), -ph) + (e.h * C(cl) + e.l * C(ch)), blend(e.k, C(0.0f), far)});
   // beyond: go 0, or for an infinite go the infinity of its sign (phi is tiny there, not 0; at x = +-inf it is 0)
-  const VF beyond = VF::blendv(go * C(0.0f), go, (go.abs() == C(INFINITY)) & (ah < C(INFINITY)));
-  return nan_to(VF::blendv(r, beyond, far), x);
+  const VF beyond = blend(go * C(0.0f), go, (go.abs() == C(INFINITY)) & (ah < C(INFINITY)));
+  return nan_to(blend(r, beyond, far), x);
 }
 ALWAYS static inline VF laplace_far(VF x) { return norm_cdf_of<laplace_z>(x); }
 ALWAYS static inline VF laplace_grad_far(VF go, VF x) { return norm_pdf_of<laplace_z>(go, x, LP_C_HI, LP_C_LO); }
@@ -966,7 +970,7 @@ ALWAYS static inline VF hardswish_grad_f(VF go, VF x) {
   widen(x, xl, xh);
   const VD sixth(1.0 / 6.0), three(3.0);
   VF r = narrow(gl * (xl + xl + three) * sixth, gh * (xh + xh + three) * sixth);
-  r = VF::blendv(r, go, x > C(3.0f));
+  r = blend(r, go, x > C(3.0f));
   return zero_derivative_at(r, go, x < C(-3.0f));  // (a NaN x made r NaN)
 }
 
@@ -1046,13 +1050,13 @@ template <int J, bool GO> ALWAYS static inline VF sin_of_product(VF go, VF x, do
     yh = below_where_equal(yh, xh * VD(w));
   }
   VF y = narrow(yl, yh);
-  if (J % 2 == 0) y = VF::blendv(y, x, x == C(0.0f));  // (sin(-0) = -0, where the fmas give +0)
+  if (J % 2 == 0) y = blend(y, x, x == C(0.0f));  // (sin(-0) = -0, where the fmas give +0)
   if (every(near)) return y;
   const VF far = scalar_lanes(GO ? go : C(1.0f), x, [w, c](double g, double v) {
     const double p = v * w;
     return g * c * (J == 0 ? std::sin(p) : J == 1 ? std::cos(p) : -std::sin(p));
   });
-  return VF::blendv(far, y, near);
+  return blend(far, y, near);
 }
 ALWAYS static inline VF siren_f(VF x) { return sin_of_product<0, false>(x, x, SIREN_W, 1.0); }
 ALWAYS static inline VF siren_grad_f(VF go, VF x) { return sin_of_product<1, true>(go, x, SIREN_W, SIREN_W); }
@@ -1074,7 +1078,7 @@ ALWAYS static inline VF gcu_f(VF x) {
   const VF y = narrow(gcu_d(xl), gcu_d(xh));
   const VF near = x.abs() < C(static_cast<float>(SIN_NEAR));
   if (every(near)) return y;
-  return VF::blendv(scalar_lanes(x, x, [](double, double v) { return v * std::cos(v); }), y, near);
+  return blend(scalar_lanes(x, x, [](double, double v) { return v * std::cos(v); }), y, near);
 }
 ALWAYS static inline VF gcu_grad_f(VF go, VF x) {
   VD gl, gh, xl, xh;
@@ -1084,7 +1088,7 @@ ALWAYS static inline VF gcu_grad_f(VF go, VF x) {
   const VF near = x.abs() < C(static_cast<float>(SIN_NEAR));
   if (every(near)) return y;
   const VF far = scalar_lanes(go, x, [](double g, double v) { return g * (std::cos(v) - v * std::sin(v)); });
-  return VF::blendv(far, y, near);
+  return blend(far, y, near);
 }
 
 // e^z in doubles for -700 <= z <= 0 (the softplus family's u = e^-|x|): k = round(z / ln 2) (z / ln 2 + 1.5 2^52
@@ -1166,7 +1170,7 @@ ALWAYS static inline void tanhexp_parts(VF x, TanhExp& t) {
 // sign (-0; the gated product's limit at -inf); those lanes computed at x = 0
 ALWAYS static inline VF tanhexp_f(VF x) {
   const VF open = x > C(TE_OPEN), closed = x < C(TE_CLOSED);
-  const VF xc = VF::blendv(x, C(0.0f), open | closed);
+  const VF xc = blend(x, C(0.0f), open | closed);
   TanhExp t;
   tanhexp_parts(xc, t);
   VF th, tl;
@@ -1174,8 +1178,8 @@ ALWAYS static inline VF tanhexp_f(VF x) {
   const Parts small = {t.e.h, fma_(-t.e.h, t.e2 * C(0.333333343f), t.e.l), t.e.k};
   VF y = scaled_product(xc, blend({th, tl, C(0.0f)}, small, t.small));
   y = y.abs() | (xc & C(-0.0f));  // (x's sign: tanh E > 0; -0 stays -0)
-  y = VF::blendv(y, x, open);
-  y = VF::blendv(y, C(-0.0f), closed);
+  y = blend(y, x, open);
+  y = blend(y, C(-0.0f), closed);
   return nan_to(y, x);
 }
 // tanhexp'(x) = T + S, T = tanh E, S = x E sech^2 E (sech^2 E = 4 E_u / D^2 2^ku from the quotient's own u, E S
@@ -1222,9 +1226,9 @@ ALWAYS static inline Parts gelu_parts_of(VF x, VF xs, const Gauss& g) {
   const VF oh = C(1.0f) - th;
   const VF ol = ((C(1.0f) - oh) - th) - tl;  // 1 - Phi(-a)
   const VF pos = x >= C(0.0f);
-  const VF fh = VF::blendv(wh, oh, pos), fl = VF::blendv(wl, ol, pos);
+  const VF fh = blend(wh, oh, pos), fl = blend(wl, ol, pos);
   const VF h = xs * fh;
-  return {h, fma_(xs, fh, -h) + xs * fl, VF::blendv(km, C(0.0f), pos)};
+  return {h, fma_(xs, fh, -h) + xs * fl, blend(km, C(0.0f), pos)};
 }
 ALWAYS static inline Parts gelu_parts(VF x, VF xs) {
   Gauss g;
@@ -1282,8 +1286,8 @@ ALWAYS static inline VF elu_like_f(VF x, float sh, float sl, float ch, float cl)
   const VF th = h * t;
   const VF ah = th - C(1.0f);
   const VF near = k == C(0.0f);
-  const VF eh = VF::blendv(ah, p, near);
-  const VF el = VF::blendv((th - (ah + C(1.0f))) + l * t, pe, near);
+  const VF eh = blend(ah, p, near);
+  const VF el = blend((th - (ah + C(1.0f))) + l * t, pe, near);
   const VF nh = eh * C(ch);
   const VF neg = nh + (fma_(eh, C(ch), -nh) + (eh * C(cl) + el * C(ch)));
   // S x, and C x where |x| < 2^-32 (e^x - 1 = x to 2^-33), rounded once: fma(x, fh, x fl), with x scaled by
@@ -1292,11 +1296,11 @@ ALWAYS static inline VF elu_like_f(VF x, float sh, float sl, float ch, float cl)
   // down (fma's exact product makes that step's result the same), at less than its cost
   const VF pos = x > C(0.0f);
   const VF tiny = x.abs() < C(0x1p-32f);
-  const VF fh = VF::blendv(C(ch), C(sh), pos), fl = VF::blendv(C(cl), C(sl), pos);
-  const VF xs = x * VF::blendv(C(1.0f), C(0x1p64f), tiny);
-  const VF linear = fma_(xs, fh, xs * fl) * VF::blendv(C(1.0f), C(0x1p-64f), tiny);
-  VF y = VF::blendv(neg, linear, pos | tiny);
-  y = VF::blendv(y, x, x == C(INFINITY));  // (inf * 0 where S's low part is 0)
+  const VF fh = blend(C(ch), C(sh), pos), fl = blend(C(cl), C(sl), pos);
+  const VF xs = x * blend(C(1.0f), C(0x1p64f), tiny);
+  const VF linear = fma_(xs, fh, xs * fl) * blend(C(1.0f), C(0x1p-64f), tiny);
+  VF y = blend(neg, linear, pos | tiny);
+  y = blend(y, x, x == C(INFINITY));  // (inf * 0 where S's low part is 0)
   return nan_to(y.abs() | (x & C(-0.0f)), x);
 }
 
@@ -1341,27 +1345,27 @@ ALWAYS static inline VF gated_f(VF g, VF v, float open, float closed) {
       return times_gate(v, g, PLAIN_GATE(g, gs), sg);
     }
     // (lanes whose result a blend below decides are computed at g = 0: their tails would form subnormals)
-    const VF gc = VF::blendv(g, C(0.0f), (g > C(open)) | ((g < C(closed)) & (v.abs() <= C(FLT_MAX))));
+    const VF gc = blend(g, C(0.0f), (g > C(open)) | ((g < C(closed)) & (v.abs() <= C(FLT_MAX))));
     VF sg;
     const VF gs = prescaled(gc, sg);
     Parts p = GATE(gc, gs);
     p.k = p.k - sg;
     VF r = scaled_product(v, p);
-    r = VF::blendv(r, g * v, g > C(open));
-    r = VF::blendv(r, C(0.0f), (g < C(closed)) & (v.abs() <= C(FLT_MAX)));
-    r = VF::blendv(r, C(NAN), (g == C(-INFINITY)) & (v.abs() == C(INFINITY)));  // (gate(-inf) v = -0 inf)
+    r = blend(r, g * v, g > C(open));
+    r = blend(r, C(0.0f), (g < C(closed)) & (v.abs() <= C(FLT_MAX)));
+    r = blend(r, C(NAN), (g == C(-INFINITY)) & (v.abs() == C(INFINITY)));  // (gate(-inf) v = -0 inf)
     r = r.abs() | ((g ^ v) & C(-0.0f));
-    return VF::blendv(r, g + v, (g != g) | (v != v));
+    return blend(r, g + v, (g != g) | (v != v));
   } else {  // v = 1 (silu, gelu): g's own range needs no scale; the same bits as v = 1 above
     if (every(inside)) {
       const Parts p = PLAIN_GATE(g, g);
       return scaled(p.h + p.l, p.k).abs() | (g & C(-0.0f));
     }
-    const VF gc = VF::blendv(g, C(0.0f), (g > C(open)) | (g < C(closed)));
+    const VF gc = blend(g, C(0.0f), (g > C(open)) | (g < C(closed)));
     const Parts p = GATE(gc, gc);
     VF r = scaled(p.h + p.l, p.k);
-    r = VF::blendv(r, g, g > C(open));
-    r = VF::blendv(r.abs(), C(0.0f), g < C(closed)) | (g & C(-0.0f));
+    r = blend(r, g, g > C(open));
+    r = blend(r.abs(), C(0.0f), g < C(closed)) | (g & C(-0.0f));
     return nan_to(r, g);
   }
 }
@@ -1374,14 +1378,14 @@ ALWAYS static inline VF times_grad(VF go, VF v, VF g, float closed) {
   if (every((g >= C(low)) & (go.abs() <= C(FLT_MAX)) & (v.abs() <= C(FLT_MAX)))) {
     return HAS_V ? scaled_product<true>(go, v, PLAIN_GRAD(g)) : scaled_product<true>(go, PLAIN_GRAD(g));
   }
-  const VF gc = VF::blendv(g, C(0.0f), g < C(closed));  // (those lanes' result is decided below)
+  const VF gc = blend(g, C(0.0f), g < C(closed));  // (those lanes' result is decided below)
   const VF p = HAS_V ? scaled_product(go, v, GRAD(gc)) : scaled_product(go, GRAD(gc));
   // (an infinite go or v: -go v, the infinity of the true product's sign (f'(g) is tiny, not 0), NaN at g = -inf
   // where f' is 0 or where the other factor is 0, as IEEE multiplication gives)
-  const VF infinite = VF::blendv(-(go * v), C(NAN), g == C(-INFINITY));
-  const VF zero = VF::blendv(((go ^ v) & C(-0.0f)) ^ C(-0.0f), infinite, (go.abs() == C(INFINITY)) | (v.abs() == C(INFINITY)));
-  const VF r = VF::blendv(p, zero, g < C(closed));
-  return VF::blendv(r, go + v + g, (g != g) | (go != go) | (v != v));  // (a NaN factor: NaN, also beside a zero)
+  const VF infinite = blend(-(go * v), C(NAN), g == C(-INFINITY));
+  const VF zero = blend(((go ^ v) & C(-0.0f)) ^ C(-0.0f), infinite, (go.abs() == C(INFINITY)) | (v.abs() == C(INFINITY)));
+  const VF r = blend(p, zero, g < C(closed));
+  return blend(r, go + v + g, (g != g) | (go != go) | (v != v));  // (a NaN factor: NaN, also beside a zero)
 }
 
 // d/dg = go v gate'(g), d/dv = go gate(g), each rounded once
@@ -1408,9 +1412,9 @@ ALWAYS static inline void gated_grad_f(VF go, VF g, VF v, VF& dg, VF& dv, float 
 template <bool LOW = false> ALWAYS static inline VF silu_near_of(VF x, VF zh, VF nzl) {
   VF uh, ul, dh, dl;
   one_plus_near<LOW>(zh, uh, ul, dh, dl, nzl);
-  const VF n = blend_sign(C(1.0f), uh, x);
+  const VF n = blend(C(1.0f), uh, x);
   const VF nh = x * n;
-  const VF nl = fma_(x, blend_sign(C(0.0f), ul, x), at::vec::fmsub(x, n, nh));
+  const VF nl = fma_(x, blend(C(0.0f), ul, x), at::vec::fmsub(x, n, nh));
   const VF inv = C(1.0f) / dh;
   const VF y = nh * inv;
   // (x & -0: a zero x keeps its sign, which the sum of the signed zeros above does not; every other result's
@@ -1423,7 +1427,7 @@ ALWAYS static inline VF silu_f(VF x) {
   const VF near = (x >= C((float)SILU_PLAIN_LOW)) & (x <= C(SILU_OPEN));
   if (every(near)) return silu_near(x);
   const VF far = gated_f<silu_parts<false>, false>(x, C(1.0f), SILU_OPEN, SILU_CLOSED);
-  return VF::blendv(far, silu_near(x & near), near);
+  return blend(far, silu_near(x & near), near);
 }
 // The Gaussian pieces for 0 <= a <= GELU_NEAR, with no scale: e^{-a^2/2} = t (1 + p) e^{-sl} (exp_near_of of
 // -sh, a^2 / 2 = sh + sl; e^{-sl} = 1 - sl to 2^-38, folded into each product below) and 2T = (1 + q) / D =
@@ -1463,8 +1467,8 @@ ALWAYS static inline void gauss_times(VF x, const GaussNear& g, VF bh, VF bl, VF
   const VF wh = eh * th, wl = el * th;
   const VF oh = C(1.0f) - wh;
   const VF ol = ((C(1.0f) - oh) - wh) - wl;  // (Fast2Sum: 1 >= |wh|)
-  fh = blend_sign(oh, wh, x);
-  fl = blend_sign(ol, wl, x);
+  fh = blend(oh, wh, x);
+  fl = blend(ol, wl, x);
 }
 // Phi(x) = fh + fl for -GELU_NEAR <= x < inf (a = |x| clamped at GELU_NEAR: above, Phi(-a) < 2^-62 and 1 - Phi(-a)
 // rounds to 1)
@@ -1482,12 +1486,12 @@ ALWAYS static inline void ndtr_near(VF x, VF& fh, VF& fl) {
 #define CDF_LOWER 14.25f
 ALWAYS static inline VF norm_cdf_near(VF zh, VF zl) {
   const VF b = zh.abs();
-  const VF a = at::vec::minimum(b, blend_sign(C(CDF_UPPER), C(CDF_LOWER), zh));  // (zh's sign bit)
+  const VF a = at::vec::minimum(b, blend(C(CDF_UPPER), C(CDF_LOWER), zh));  // (zh's sign bit)
   GaussNear g;
-  gauss_near<true>(a, g, (zl ^ sign_of(zh)) & (a == b), blend_sign(C(EXP_MAGIC), C(EXP_MAGIC + 64.0f), zh));
+  gauss_near<true>(a, g, (zl ^ sign_of(zh)) & (a == b), blend(C(EXP_MAGIC), C(EXP_MAGIC + 64.0f), zh));
   VF fh, fl;
   gauss_times(zh, g, g.y, g.c, fh, fl);
-  return (fh + fl) * blend_sign(C(1.0f), C(0x1p-64f), zh);
+  return (fh + fl) * blend(C(1.0f), C(0x1p-64f), zh);
 }
 // go c phi(z) for z = zh + zl, every finite zh, and go in [2^-32, 2^32] or 0 (no prescale), c = ch + cl < 2 (ndtr:
 // 1 / sqrt(2 pi); laplace: 1 / (sigma sqrt(2 pi))): e^{-z^2/2} = t (1 + p)(1 - sl) as in gauss_near (z^2 / 2 = sh +
@@ -1502,24 +1506,24 @@ ALWAYS static inline VF pdf_near(VF go, VF zh, VF zl, float ch, float cl) {
   const VF far = b > C(PDF_SCALED);
   const VF sh = a * half, sl = fma_(a, (zl ^ sign_of(zh)) & (a == b), fma_(a, half, -sh));
   VF p, t;
-  exp_near_of(-sh, p, t, VF::blendv(C(EXP_MAGIC), C(EXP_MAGIC + 126.0f), far));
+  exp_near_of(-sh, p, t, blend(C(EXP_MAGIC), C(EXP_MAGIC + 126.0f), far));
   const VF wh = fma_(p, C(ch), C(ch));
   const VF wc = fma_(p, C(ch), C(ch) - wh);  // (c - wh exact: wh / c in [0.7, 1.42])
   const VF wl = at::vec::fnmadd(sl, wh, wc + fma_(p, C(cl), C(cl)));
   const VF gt = go * t;
-  const VF r = fma_(gt, wh, gt * wl) * VF::blendv(C(1.0f), C(0x1p-126f), far);
+  const VF r = fma_(gt, wh, gt * wl) * blend(C(1.0f), C(0x1p-126f), far);
   return r | sign_of(go);  // (go's sign also where go is -0 and wl < 0, or the product rounds to 0)
 }
 ALWAYS static inline VF ndtr_f(VF x) {
   const VF near = x.abs() <= C(FLT_MAX);
   if (every(near)) return norm_cdf_near(x, C(0.0f));
-  return VF::blendv(ndtr_far(x), norm_cdf_near(x & near, C(0.0f)), near);
+  return blend(ndtr_far(x), norm_cdf_near(x & near, C(0.0f)), near);
 }
 ALWAYS static inline VF ndtr_grad_f(VF go, VF x) {
   const VF near = (x.abs() <= C(FLT_MAX)) & unscaled_lanes(go);
   if (every(near)) return pdf_near(go, x, C(0.0f), INV_SQRT_2PI_HI, INV_SQRT_2PI_LO);
   const VF r = pdf_near(go & near, x & near, C(0.0f), INV_SQRT_2PI_HI, INV_SQRT_2PI_LO);
-  return VF::blendv(ndtr_grad_far(go, x), r, near);
+  return blend(ndtr_grad_far(go, x), r, near);
 }
 // laplace: the same forms on z = (x - mu) / sigma = zh + zl (laplace_z; x = +-inf makes zl NaN: far)
 ALWAYS static inline VF laplace_f(VF x) {
@@ -1527,14 +1531,14 @@ ALWAYS static inline VF laplace_f(VF x) {
   laplace_z(x, zh, zl);
   const VF near = zh.abs() <= C(FLT_MAX);
   if (every(near)) return norm_cdf_near(zh, zl);
-  return VF::blendv(laplace_far(x), norm_cdf_near(zh & near, zl & near), near);
+  return blend(laplace_far(x), norm_cdf_near(zh & near, zl & near), near);
 }
 ALWAYS static inline VF laplace_grad_f(VF go, VF x) {
   VF zh, zl;
   laplace_z(x, zh, zl);
   const VF near = (zh.abs() <= C(FLT_MAX)) & unscaled_lanes(go);
   if (every(near)) return pdf_near(go, zh, zl, LP_C_HI, LP_C_LO);
-  return VF::blendv(laplace_grad_far(go, x), pdf_near(go & near, zh & near, zl & near, LP_C_HI, LP_C_LO), near);
+  return blend(laplace_grad_far(go, x), pdf_near(go & near, zh & near, zl & near, LP_C_HI, LP_C_LO), near);
 }
 // gelu'(x) = fh + fl for -GELU_NEAR <= x < inf: gelu_grad_of's algebra, 2B = 2T - 2A with 2A = a sqrt(2 / pi)
 // (their difference a TwoSum), S = (t / 2)(1 + p)(1 - sl) 2B for x < 0 and 1 - S above; near the zero x0 its
@@ -1550,8 +1554,8 @@ ALWAYS static inline void gelu_grad_of_near(VF x, VF a, const GaussNear& g, VF& 
   if (!none(zone)) {
     const VF d = zh - C(GELU_X0_LO);
     const Parts z = near_zero(zh, d, GELU_GRAD_P(d), GELU_X0_LO, GELU_C0_HI, GELU_C0_LO);
-    fh = VF::blendv(fh, z.h, zone);
-    fl = VF::blendv(fl, z.l, zone);
+    fh = blend(fh, z.h, zone);
+    fl = blend(fl, z.l, zone);
   }
 }
 ALWAYS static inline void gelu_grad_near_parts(VF x, VF& fh, VF& fl) {
@@ -1573,7 +1577,7 @@ ALWAYS static inline VF gelu_f(VF x) {
   const VF near = (x >= C(-GELU_NEAR)) & (x <= C(FLT_MAX));
   if (every(near)) return gelu_near(x);
   const VF far = gated_f<gelu_parts, false>(x, C(1.0f), GELU_OPEN, GELU_CLOSED);
-  return VF::blendv(far, gelu_near(x & near), near);
+  return blend(far, gelu_near(x & near), near);
 }
 // go silu'(x) for SILU_PLAIN_LOW <= x <= SILU_OPEN and |go| in [2^-32, 2^32] or 0 (no prescale): silu_grad_far's
 // algebra (N = 1 + u (1 + x) for x >= 0, u (1 + x + u) below, over D^2) on u = uh + ul (one_plus_near; no
@@ -1593,7 +1597,7 @@ ALWAYS static inline void silu_grad_near_parts(VF x, VF wh, VF wl, VF uh, VF ul,
   if constexpr (KIND != SILU) sl = sl + wl;
   VF nph, npl, qh, ql;
   silu_grad_numerators(sh, sl, uh, ul, uh, ul, nph, npl, qh, ql);
-  const VF nh = blend_sign(nph, qh, x), nl = blend_sign(npl, ql, x);  // (x's sign bit; both give 1/2 at 0)
+  const VF nh = blend(nph, qh, x), nl = blend(npl, ql, x);  // (x's sign bit; both give 1/2 at 0)
   const VF ph = dh * dh;
   const VF pl = fma_(dh + dh, dl, at::vec::fmsub(dh, dh, ph));
   const VF inv = C(1.0f) / ph;
@@ -1609,8 +1613,8 @@ ALWAYS static inline void silu_grad_near_parts(VF x, VF wh, VF wl, VF uh, VF ul,
     if constexpr (KIND == SILU) z = near_zero(xh, d, SILU_GRAD_P(d), x0l, SILU_C0_HI, SILU_C0_LO);
     if constexpr (KIND == QUICK_GELU) z = near_zero(xh, d, QG_GRAD_P(d), x0l, QG_C0_HI, QG_C0_LO);
     if constexpr (KIND == GELU_TANH) z = near_zero(xh, d, GT_GRAD_P(d), x0l, GT_C0_HI, GT_C0_LO);
-    y = VF::blendv(y, z.h, zone);
-    c = VF::blendv(c, z.l, zone);
+    y = blend(y, z.h, zone);
+    c = blend(c, z.l, zone);
   }
 }
 template <SiluKind KIND = SILU> ALWAYS static inline VF silu_grad_near_of(VF go, VF x, VF zh, VF nzl, VF wh, VF wl) {
@@ -1627,7 +1631,7 @@ ALWAYS static inline VF silu_grad_f(VF go, VF x) {
   if (every(near)) return silu_grad_near(go, x);
   const VF far =
       times_grad<silu_grad_parts<false>, false, silu_grad_parts<true>, SILU_PLAIN_LOW>(go, C(1.0f), x, SILU_CLOSED);
-  return VF::blendv(far, silu_grad_near(go & near, x & near), near);
+  return blend(far, silu_grad_near(go & near, x & near), near);
 }
 // go gelu'(x) for -GELU_NEAR <= x < inf and |go| in [2^-32, 2^32] or 0 (no prescale), rounded once by an fma
 ALWAYS static inline VF gelu_grad_near(VF go, VF x) {
@@ -1639,7 +1643,7 @@ ALWAYS static inline VF gelu_grad_f(VF go, VF x) {
   const VF near = (x >= C(-GELU_NEAR)) & (x <= C(FLT_MAX)) & unscaled_lanes(go);
   if (every(near)) return gelu_grad_near(go, x);
   const VF far = times_grad<gelu_grad_parts<false>, false, gelu_grad_parts<true>>(go, C(1.0f), x, GELU_CLOSED);
-  return VF::blendv(far, gelu_grad_near(go & near, x & near), near);
+  return blend(far, gelu_grad_near(go & near, x & near), near);
 }
 // quick_gelu, x sigma(z) with z = beta x carried as zh + zl (times_beta), for QG_NEAR <= x (z >= -68.1, u normal):
 // silu's near forms on z, zl folded into u (e^{-|z|} = e^{-|zh|}(1 + nzl)) and into 1 + z; x clamped at QG_OPEN
@@ -1664,13 +1668,13 @@ ALWAYS static inline VF quick_gelu_f(VF x) {
   const VF near = (x >= C(QG_NEAR)) & (x <= C(FLT_MAX));
   if (every(near)) return quick_gelu_near(x);
   const VF far = gated_f<quick_parts, false>(x, C(1.0f), QG_OPEN, -75.0f);
-  return VF::blendv(far, quick_gelu_near(x & near), near);
+  return blend(far, quick_gelu_near(x & near), near);
 }
 ALWAYS static inline VF quick_gelu_grad_f(VF go, VF x) {
   const VF near = (x >= C(QG_NEAR)) & (x <= C(FLT_MAX)) & unscaled_lanes(go);
   if (every(near)) return quick_gelu_grad_near(go, x);
   const VF far = times_grad<quick_grad_parts<false>, false, quick_grad_parts<true>>(go, C(1.0f), x, -117.5f);
-  return VF::blendv(far, quick_gelu_grad_near(go & near, x & near), near);
+  return blend(far, quick_gelu_grad_near(go & near, x & near), near);
 }
 // gelu_tanh, x sigma(z) with z (and m) carried as hi + lo (gelu_tanh_poly), for GT_NEAR <= x (z >= -66.4, u normal):
 // silu's near forms on z, x clamped at GT_OPEN inside z (above, sigma(z) rounds to 1 and the result is x; the
@@ -1699,14 +1703,14 @@ ALWAYS static inline VF gelu_tanh_f(VF x) {
   const VF near = (x >= C(GT_NEAR)) & (x <= C(FLT_MAX));
   if (every(near)) return gelu_tanh_near(x);
   const VF far = gated_f<gelu_tanh_parts, false>(x, C(1.0f), GT_OPEN, GT_CLOSED);
-  return VF::blendv(far, gelu_tanh_near(x & near), near);
+  return blend(far, gelu_tanh_near(x & near), near);
 }
 ALWAYS static inline VF gelu_tanh_grad_f(VF go, VF x) {
   const VF near = (x >= C(GT_NEAR)) & (x <= C(FLT_MAX)) & unscaled_lanes(go);
   if (every(near)) return gelu_tanh_grad_near(go, x);
   const VF far =
       times_grad<gelu_tanh_grad_parts<false>, false, gelu_tanh_grad_parts<true>>(go, C(1.0f), x, GT_GRAD_CLOSED);
-  return VF::blendv(far, gelu_tanh_grad_near(go & near, x & near), near);
+  return blend(far, gelu_tanh_grad_near(go & near, x & near), near);
 }
 ALWAYS static inline VF tanhexp_grad_f(VF go, VF x) {
   return times_grad<tanhexp_grad_parts, false>(go, C(1.0f), x, TE_GRAD_CLOSED);
@@ -1738,7 +1742,7 @@ ALWAYS static inline VF times_signed_parts(VF u, VF v, VF y, VF c) {
 // (swiglu: g v as an exact two-product) rounded once; sigma(-60) 2^-32 is above 2^-119, so the results are normal
 #define SIGMA_NEAR 60.0f
 ALWAYS static inline void sigma_near_parts(VF g, VF uh, VF ul, VF dh, VF dl, VF& fh, VF& fl) {
-  const VF nh = blend_sign(C(1.0f), uh, g), nl = blend_sign(C(0.0f), ul, g);  // (g's sign bit)
+  const VF nh = blend(C(1.0f), uh, g), nl = blend(C(0.0f), ul, g);  // (g's sign bit)
   const VF inv = C(1.0f) / dh;
   fh = nh * inv;
   fl = (at::vec::fnmadd(fh, dh, nh) + at::vec::fnmadd(fh, dl, nl)) * inv;
@@ -1757,7 +1761,7 @@ ALWAYS static inline VF swiglu_f(VF g, VF v) {
   const VF near = swiglu_near_lanes(g, v, v);
   if (every(near)) return swiglu_near(g, v);
   const VF far = gated_f<silu_parts<false>, true, silu_parts<true>, SILU_PLAIN_LOW>(g, v, SILU_OPEN, SILU_CLOSED);
-  return VF::blendv(far, swiglu_near(g & near, v & near), near);
+  return blend(far, swiglu_near(g & near, v & near), near);
 }
 ALWAYS static inline VF geglu_near_lanes(VF g, VF a, VF b) {
   return (g >= C(-GELU_NEAR)) & unscaled_lanes(g) & unscaled_lanes(a) & unscaled_lanes(b);
@@ -1772,7 +1776,7 @@ ALWAYS static inline VF geglu_f(VF g, VF v) {
   const VF near = geglu_near_lanes(g, v, v);
   if (every(near)) return geglu_near(g, v);
   const VF far = gated_f<gelu_parts>(g, v, GELU_OPEN, GELU_CLOSED);
-  return VF::blendv(far, geglu_near(g & near, v & near), near);
+  return blend(far, geglu_near(g & near, v & near), near);
 }
 // Where both gradients take their plain forms (g inside the plain gate's range, go and v finite), the gate and its
 // derivative share one exponential (swiglu: u = e^-|g|; geglu: e^{-a^2/2} and erfcx): the values each would
@@ -1814,8 +1818,8 @@ ALWAYS static inline void near_or_far_grad(VF go, VF g, VF v, VF& dg, VF& dv) {
   FAR(go, g, v, dg, dv);
   VF ng, nv;
   NEAR(go & near, g & near, v & near, ng, nv);
-  dg = VF::blendv(dg, ng, near);
-  dv = VF::blendv(dv, nv, near);
+  dg = blend(dg, ng, near);
+  dv = blend(dv, nv, near);
 }
 ALWAYS static inline void swiglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
   near_or_far_grad<swiglu_near_lanes, swiglu_grad_near, swiglu_grad_far>(go, g, v, dg, dv);
@@ -1857,8 +1861,8 @@ ALWAYS static inline void geglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
 ALWAYS static inline Parts sigma_parts(VF g, const OnePlus& o) {
   const VF pos = g >= C(0.0f);
   Parts p;
-  quotient2(VF::blendv(o.e.h, C(1.0f), pos), VF::blendv(o.e.l, C(0.0f), pos), o.dh, o.dl, p.h, p.l);
-  p.k = VF::blendv(o.e.k, C(0.0f), pos);
+  quotient2(blend(o.e.h, C(1.0f), pos), blend(o.e.l, C(0.0f), pos), o.dh, o.dl, p.h, p.l);
+  p.k = blend(o.e.k, C(0.0f), pos);
   return p;
 }
 // (PLAIN: |g| < 69 and v finite in every lane)
@@ -1867,8 +1871,8 @@ template <bool PLAIN> ALWAYS static inline VF glu_of(VF g, VF v) {
   one_plus<PLAIN>(PLAIN ? -g.abs() : at::vec::maximum(-g.abs(), C(-194.0f)), o);
   const Parts p = sigma_parts(g, o);
   if constexpr (PLAIN) return scaled_product<true>(v, p);
-  const VF r = VF::blendv(scaled_product_far(v, p, g < C(-196.0f)), v * C(0.0f), g == C(-INFINITY));
-  return VF::blendv(r, g + v, (g != g) | (v != v));
+  const VF r = blend(scaled_product_far(v, p, g < C(-196.0f)), v * C(0.0f), g == C(-INFINITY));
+  return blend(r, g + v, (g != g) | (v != v));
 }
 ALWAYS static inline VF glu_far(VF g, VF v) {
   return every((g.abs() < C(69.0f)) & (v.abs() <= C(FLT_MAX))) ? glu_of<true>(g, v) : glu_of<false>(g, v);
@@ -1886,7 +1890,7 @@ ALWAYS static inline VF glu_near_lanes(VF g, VF a, VF b) {
 ALWAYS static inline VF glu_f(VF g, VF v) {
   const VF near = glu_near_lanes(g, v, v);
   if (every(near)) return glu_near(g, v);
-  return VF::blendv(glu_far(g, v), glu_near(g & near, v & near), near);
+  return blend(glu_far(g, v), glu_near(g & near, v & near), near);
 }
 // d/dg = go v sigma(g) sigma(-g) (grad_core's E / D^2, the product of three rounded once), d/dv = go sigma(g);
 // beyond |g| = 194 (sigma' < 2^-279) a zero of go v's sign (exact for |go v| < 2^128, as geglu's and swiglu's
@@ -1921,11 +1925,11 @@ ALWAYS static inline void glu_grad_far(VF go, VF g, VF v, VF& dg, VF& dv) {
   one_plus(at::vec::maximum(-g.abs(), C(-194.0f)), o);
   VF y, r;
   over_square(o, y, r);
-  VF d = scaled_product(go, v, {y, r, VF::blendv(o.e.k, C(0.0f), g.abs() > C(194.0f))});  // (those lanes: below)
+  VF d = scaled_product(go, v, {y, r, blend(o.e.k, C(0.0f), g.abs() > C(194.0f))});  // (those lanes: below)
   const VF infinite = (go.abs() == C(INFINITY)) | (v.abs() == C(INFINITY));
-  d = VF::blendv(d, VF::blendv((go ^ v) & C(-0.0f), go * v, infinite), g.abs() > C(194.0f));
-  d = VF::blendv(d, (go * C(0.0f)) * (v * C(0.0f)), g.abs() == C(INFINITY));
-  dg = VF::blendv(d, (g + go) + v, (g != g) | (go != go) | (v != v));
+  d = blend(d, blend((go ^ v) & C(-0.0f), go * v, infinite), g.abs() > C(194.0f));
+  d = blend(d, (go * C(0.0f)) * (v * C(0.0f)), g.abs() == C(INFINITY));
+  dg = blend(d, (g + go) + v, (g != g) | (go != go) | (v != v));
 }
 ALWAYS static inline void glu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
   near_or_far_grad<glu_near_lanes, glu_grad_near, glu_grad_far>(go, g, v, dg, dv);
@@ -1953,7 +1957,7 @@ ALWAYS static inline VF gtu_near_lanes(VF g, VF v) {
 // (out of line: inlined, glu's and tanh's kernels beside the near form made the loop take 3.3 ns per element
 // where the near form alone takes 1.4, on an AVX-512 core)
 __attribute__((noinline, cold)) static VF gtu_far(VF g, VF v, VF near) {
-  return VF::blendv(glu_f(g, tanh_f(v)), gtu_near(g & near, v & near), near);
+  return blend(glu_f(g, tanh_f(v)), gtu_near(g & near, v & near), near);
 }
 ALWAYS static inline VF gtu_f(VF g, VF v) {
   const VF near = gtu_near_lanes(g, v);
@@ -1994,7 +1998,7 @@ ALWAYS static inline void gtu_grad_near(VF go, VF g, VF v, VF& dg, VF& dv) {
   const VF rh = qh * eh;
   const VF rl = fma_(qh, eh, -rh) + fma_(qh, el, ql * eh);  // sech^2 v / 2
   dg = times_three(go, ph, pl, th, tl) ^ sign_of(v);
-  dv = times_three(go + go, blend_sign(mh, sh, g), blend_sign(ml, sl, g), rh, rl);  // (sigma(g): g's sign bit)
+  dv = times_three(go + go, blend(mh, sh, g), blend(ml, sl, g), rh, rl);  // (sigma(g): g's sign bit)
 }
 ALWAYS static inline VF gtu_grad_lanes(VF g, VF go, VF v) {
   const VF a = v.abs();
@@ -2018,7 +2022,7 @@ ALWAYS static inline VF clamp_keeping_nan(VF v, float limit) {
 ALWAYS static inline VF swiglustep_f(VF g, VF v) {
   const VF vc = clamp_keeping_nan(v, SWIGLUSTEP_L);
   const VF clipped = g > C(SWIGLUSTEP_CUT);
-  return VF::blendv(swiglu_f(VF::blendv(g, C(0.0f), clipped), vc), C(SWIGLUSTEP_L) * vc, clipped);
+  return blend(swiglu_f(blend(g, C(0.0f), clipped), vc), C(SWIGLUSTEP_L) * vc, clipped);
 }
 // d/dg = go (silu'(g) [silu(g) < L] vc) and d/dv = go (min(silu(g), L) [|v| < L]), as the catalog's derivative
 // multiplies: where an indicator is 0 the product is go times a zero of its other factor's sign (g's, or +0 for the
@@ -2028,11 +2032,11 @@ ALWAYS static inline void swiglustep_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
   if (every((g <= C(SWIGLUSTEP_CUT)) & (v.abs() < C(SWIGLUSTEP_L)))) return swiglu_grad_f(go, g, v, dg, dv);
   const VF vc = clamp_keeping_nan(v, SWIGLUSTEP_L);
   const VF clipped = g > C(SWIGLUSTEP_CUT);
-  swiglu_grad_f(go, VF::blendv(g, C(0.0f), clipped), vc, dg, dv);
-  dg = VF::blendv(dg, go * (C(0.0f) * vc), clipped);
-  dv = VF::blendv(dv, go * C(SWIGLUSTEP_L), clipped);
-  const VF zero_gate = VF::blendv(g & C(-0.0f), g + v, (g != g) | (v != v));
-  dv = VF::blendv(go * zero_gate, dv, v.abs() < C(SWIGLUSTEP_L));
+  swiglu_grad_f(go, blend(g, C(0.0f), clipped), vc, dg, dv);
+  dg = blend(dg, go * (C(0.0f) * vc), clipped);
+  dv = blend(dv, go * C(SWIGLUSTEP_L), clipped);
+  const VF zero_gate = blend(g & C(-0.0f), g + v, (g != g) | (v != v));
+  dv = blend(go * zero_gate, dv, v.abs() < C(SWIGLUSTEP_L));
 }
 
 """
