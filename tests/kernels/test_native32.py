@@ -846,10 +846,6 @@ def test_swiglustep_non_finite_inputs_and_signed_zeros_are_the_float64_paths():
 # sign bit on both ISAs; the double kernels use VD::blendv. On AVX2 every kernel is built once more, in one
 # library, with VD::blendv under AVX-512's rule, and must give the same bits; no VF::blendv may bypass `blend`.
 _ALL_ONES_BLEND = r"""
-ALWAYS static inline VF blendv_all_ones(VF a, VF b, VF mask) {
-  const __m256 m = _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_castps_si256(mask), _mm256_set1_epi32(-1)));
-  return VF(_mm256_blendv_ps(a, b, m));
-}
 ALWAYS static inline Vectorized<double> blendv_all_ones(Vectorized<double> a, Vectorized<double> b,
                                                         Vectorized<double> mask) {
   const __m256i ones = _mm256_set1_epi64x(-1);
@@ -866,8 +862,7 @@ def _vector_isa() -> str:
 
 
 def _kernels_under_avx512_blend_rule():
-    """Every kernel of native32, VD::blendv under the AVX-512 rule (VF::blendv too, were any left), as one ctypes
-    library: k_NAME_f, k_NAME_b."""
+    """Every kernel of native32, VD::blendv under the AVX-512 rule, as one ctypes library: k_NAME_f, k_NAME_b."""
     import ctypes
 
     from torch._inductor.codecache import CppCodeCache
@@ -887,9 +882,7 @@ def _kernels_under_avx512_blend_rule():
     source = "\n".join(parts)
     assert "VD::blendv(" in source  # (the double kernels: siren, gcu, sqrtsoftplus)
     assert "VF::blendv(" not in source  # (every float blend is `blend`'s one rule)
-    lib = CppCodeCache.load(
-        source.replace("VF::blendv(", "blendv_all_ones(").replace("VD::blendv(", "blendv_all_ones(")
-    )
+    lib = CppCodeCache.load(source.replace("VD::blendv(", "blendv_all_ones("))
 
     def call(symbol: str, *tensors: torch.Tensor, outputs: int = 1) -> list[torch.Tensor]:
         outs = [torch.empty_like(tensors[0]) for _ in range(outputs)]
