@@ -12,17 +12,16 @@ double masks to int32 masks and back (`VecMask<double, 2>::cast<int, 1>` and the
 same generic form: jumprelu_sae's forward took 5.2 ns per element, 0.56 with the casts composed of ATen's own
 (double -> int64 -> int32 masks: a reinterpretation and a vector narrowing, and the way back).
 
-`vector_conversions()` adds the four specialisations (the conversions by `vcvtps2pd` / `vcvtpd2ps`, the same
-on AVX2, and the two mask casts) to the source of every C++ kernel inductor builds while it is active: nonlin enters it around the compilation of its own
-kernels (kernels/cpu.py's `Direct`). Inside a user's torch.compile, nonlin's generated functions are traced
-into the user's graph and built by the user's inductor after the trace, where no scope of nonlin's reaches:
-there `install()` (called by dispatch._prepare when a float32 call is traced) adds them to every kernel the
-process builds from then on, once a probe kernel built with them gave the scalar conversions' bits. The bits
-are the generic form's: widening is exact, and narrowing rounds by the current rounding mode (to nearest even)
-as `static_cast<float>` does, NaN payloads included, and the mask casts select the same lanes
-(tests/kernels/test_vec_convert.py), so a user's own
-kernels that convert only get faster. Where inductor builds for neither ISA, or the hook is missing from this
-torch, nothing is added.
+`vector_conversions()` adds the four specialisations (the conversions by `vcvtps2pd` / `vcvtpd2ps`, the same on
+AVX2, and the two mask casts) to the source of every C++ kernel inductor builds while it is active: nonlin enters
+it around the compilation of its own kernels (kernels/cpu.py's `Direct`). Inside a user's torch.compile, nonlin's
+generated functions are traced into the user's graph and built by the user's inductor after the trace, where no
+scope of nonlin's reaches: there `install()` (called by dispatch._prepare when a float32 call is traced) adds them
+to every kernel the process builds from then on, once a probe kernel built with them gave the scalar conversions'
+bits. The bits are the generic form's: widening is exact, and narrowing rounds by the current rounding mode (to
+nearest even) as `static_cast<float>` does, NaN payloads included, and the mask casts select the same lanes
+(tests/kernels/test_vec_convert.py), so a user's own kernels that convert only get faster. Where inductor builds
+for neither ISA, or the hook is missing from this torch, nothing is added.
 """
 
 from __future__ import annotations
