@@ -108,7 +108,8 @@ def test_conversions_give_the_generic_forms_bits(direction: str) -> None:
 def test_mask_casts_give_the_generic_forms_bits() -> None:
     """A float64 kernel that combines comparisons (|, &, ~) casts its double masks to int32 masks and back
     (inductor's code for jumprelu_sae's keep(x > theta, x) in float64); the specialised casts select what the
-    generic ones (element by element through memory) and eager torch select, NaN and signed zeros included."""
+    generic ones (element by element through memory) select, bit for bit, and what eager torch selects (NaN where
+    it gives NaN), signed zeros included."""
     x = torch.cat([_float32_patterns(), torch.tensor([0.001, 0.0010000001, 2.0, -2.0])])
 
     def fn(t):
@@ -122,7 +123,11 @@ def test_mask_casts_give_the_generic_forms_bits() -> None:
     if native32.available():
         assert vec_convert.patched_sources > before
     assert torch.equal(with_vec.view(torch.int32), generic.view(torch.int32))
-    assert torch.equal(with_vec.view(torch.int32), fn(x).view(torch.int32))
+    # (eager torch's NaN payloads are its own: inductor's scalar build, the "default" ISA, narrows them otherwise)
+    eager = fn(x)
+    number = ~eager.isnan()
+    assert torch.equal(with_vec[number].view(torch.int32), eager[number].view(torch.int32))
+    assert with_vec[~number].isnan().all()
 
 
 @needs_compile
