@@ -2020,6 +2020,8 @@ ALWAYS static inline VF clamp_keeping_nan(VF v, float limit) {
   return at::vec::minimum(at::vec::maximum(v, C(-limit)), C(limit));
 }
 ALWAYS static inline VF swiglustep_f(VF g, VF v) {
+  // (no lane clipped: swiglu's product as it is; the clamp and the blends below took 1.3x its time)
+  if (every((g <= C(SWIGLUSTEP_CUT)) & (v.abs() <= C(SWIGLUSTEP_L)))) return swiglu_f(g, v);
   const VF vc = clamp_keeping_nan(v, SWIGLUSTEP_L);
   const VF clipped = g > C(SWIGLUSTEP_CUT);
   return blend(swiglu_f(blend(g, C(0.0f), clipped), vc), C(SWIGLUSTEP_L) * vc, clipped);
