@@ -10,8 +10,9 @@ function is compiled once per (plan, input dtype, compute precision), with dynam
 canonical layout (contiguous; flat for pointwise entries and unpacked gates, [rows, 2d] for a packed gated
 input), and the compiled graph inductor returns is called directly: no dynamo guard evaluation per call, no
 recompilation across shapes, the same kernel (so the same bits) for every size. They are built with
-vec_convert's vector float32 <-> float64 conversions (ATen's generic ones convert element by element) and
-prefetch's software prefetches (the hardware's fell behind these loops beyond L2).
+vec_convert's vector float32 <-> float64 conversions (ATen's generic ones convert element by element),
+prefetch's software prefetches (the hardware's fell behind these loops beyond L2) and mask_moves' comparison masks
+(AVX-512's own waited on the last vector's work).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from collections.abc import Callable
 
 import torch
 
-from nonlin.kernels import prefetch, vec_convert
+from nonlin.kernels import mask_moves, prefetch, vec_convert
 from nonlin.kernels.codegen import Plan, load, torch_source
 
 log = logging.getLogger(__name__)
@@ -118,6 +119,12 @@ def backward(p: Plan, go, mains, extras, tparams, fp32_compute: str, packed, com
 
 # ------------------------------------------------------------------------------------------ direct
 
+
+def _own_changes(source: str) -> str:
+    """An inductor kernel's source as nonlin builds its own: prefetches, then mask_moves' comparison masks."""
+    return mask_moves.with_mask_moves(prefetch.with_prefetch(source))
+
+
 _LOCK = threading.Lock()  # one compilation at a time (dynamo and inductor are not re-entrant)
 
 
@@ -133,11 +140,11 @@ class Direct:
     def __init__(self, fn, examples: tuple[torch.Tensor, ...], tag: str) -> None:
         self.tag = tag
         try:
-            with vec_convert.vector_conversions(also=prefetch.with_prefetch):
+            with vec_convert.vector_conversions(also=_own_changes), mask_moves.no_precompiled_header():
                 graph, self.recipe = _capture(fn, examples)
         except Exception as e:  # the changed source did not compile with this torch: inductor's own
             log.warning(
-                "nonlin: %s compiles without vec_convert's conversions and prefetches (%s: %s)",
+                "nonlin: %s compiles without vec_convert's conversions, prefetches and mask moves (%s: %s)",
                 tag,
                 type(e).__name__,
                 e,

@@ -23,6 +23,8 @@ from collections.abc import Callable
 
 import torch
 
+from nonlin.kernels import mask_moves
+
 _CTYPE = {torch.bfloat16: "at::BFloat16", torch.float16: "at::Half"}
 
 # Below this many elements one thread does it all (an OpenMP fork costs a few microseconds).
@@ -188,16 +190,14 @@ def kernel(which: str, dtype: torch.dtype, has_v: bool = False, wide: bool = Fal
 
 
 def _compile(which: str, dtype: torch.dtype, has_v: bool, wide: bool) -> Callable:
-    from torch._inductor.codecache import CppPythonBindingsCodeCache
-
     half = _CTYPE[dtype]
     prelude = _PRELUDE.replace("HALF_TYPE", half) + FOR_BLOCKS
     if which == "lookup":
         args = ["const int16_t*", "const float*", f"{half}*", *["int64_t"] * 5]
-        return CppPythonBindingsCodeCache.load_pybinding(args, prelude + _LOOKUP)
+        return mask_moves.load_pybinding(args, prelude + _LOOKUP)
     flags = f"constexpr bool HAS_V = {str(has_v).lower()}, WIDE = {str(wide).lower()};\n"
     args = [f"const {half}*", f"const {half}*", "const int16_t*", "const float*", "const double*", f"{half}*"]
-    return CppPythonBindingsCodeCache.load_pybinding([*args, *["int64_t"] * 7], prelude + flags + _GRAD)
+    return mask_moves.load_pybinding([*args, *["int64_t"] * 7], prelude + flags + _GRAD)
 
 
 def row_layout(t: torch.Tensor) -> tuple[int, int, int]:

@@ -61,6 +61,7 @@ from collections.abc import Callable
 import torch
 
 from nonlin.catalog.smooth import SELU_ALPHA, SELU_SCALE
+from nonlin.kernels import mask_moves
 from nonlin.kernels.gather import row_layout
 from nonlin.spec import Kind
 
@@ -2409,8 +2410,6 @@ def _laplace_constants() -> dict[str, float]:
 
 
 def _compile(primitive: str, which: str) -> Callable:
-    from torch._inductor.codecache import CppPythonBindingsCodeCache
-
     from nonlin.kernels.gather import FOR_BLOCKS
 
     gated = primitive in GATED
@@ -2423,7 +2422,7 @@ def _compile(primitive: str, which: str) -> Callable:
     else:
         body, n_in, n_out = _GATED_GRAD.replace("FN", bwd), 3, 2
     args = ["const float*"] * n_in + ["float*"] * n_out + ["int64_t"] * (3 + n_in + n_out)
-    return CppPythonBindingsCodeCache.load_pybinding(args, prelude + body)
+    return mask_moves.load_pybinding(args, prelude + body)
 
 
 def built(primitive: str, which: str) -> bool:
