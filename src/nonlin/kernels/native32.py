@@ -9,7 +9,8 @@ exact to ~1 ULP but cost 1.7-3 ns per element as inductor compiles them (no FMA:
 torch.sigmoid takes ~0.5 on one AVX-512 core. Here the same idea, e^z carried as 2^k (Eh + El) to ~2^-26 and
 one quotient corrected by its exact remainder, is written with `at::vec::fmadd` (one instruction): about 45
 vector operations per 16 elements. Built by inductor's C++ toolchain (`CppPythonBindingsCodeCache`, as
-`nonlin.kernels.gather`): its compiler, flags and vector ISA on this machine.
+`nonlin.kernels.gather`): its compiler, flags and vector ISA on this machine, with `nonlin.kernels.mask_moves`'
+comparison masks (ATen's AVX-512 ones wait on the previous vector's work: elu's forward 1.75 -> 0.70 ns per element).
 
 Only +, -, *, /, fma, round-to-nearest-even, min/max, bit operations, an int32 -> float32 bit cast (AVX-512's
 vscalefps for a power-of-two scale, which rounds once as the portable two-step form does) and float32 <-> float64
