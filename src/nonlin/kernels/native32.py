@@ -484,10 +484,12 @@ ALWAYS static inline void tanh_abs_parts(VF a, const OnePlus& o, VF& th, VF& tl)
 // t R(t) (at most 0.26 of S) in float32 Horner (R the fitted degree-6 polynomial of _TANHSHRINK_R, 2^-29.7),
 // a^2 and a^3 exact two-products; a below 2^-32 scaled by 2^32 first (a^3 stays
 // normal down to a = 2^-51, below which the result rounds to 0), the scale undone by one multiplication last
-ALWAYS static inline VF tanhshrink_f(VF x) {
+// (PLAIN: |x| in [2^-32, 2^32] or 0 in every lane, unscaled_lanes: no scale, no infinity or NaN; the same bits)
+template <bool PLAIN> ALWAYS static inline VF tanhshrink_of(VF x) {
   const VF a = x.abs();
   OnePlus o;
-  one_plus(at::vec::maximum(a * C(-2.0f), C(-40.0f)), o);  // (2e^-40 is below a - 1's last bit from a = 7/8)
+  // (2e^-40 is below a - 1's last bit from a = 7/8)
+  one_plus<PLAIN>(PLAIN ? at::vec::minimum(a, C(20.0f)) * C(-2.0f) : at::vec::maximum(a * C(-2.0f), C(-40.0f)), o);
   VF yh, yl;
   quotient2(o.e.h, o.e.l, o.dh, o.dl, yh, yl);
   const VF t2 = pow2(o.e.k + C(1.0f));
@@ -495,8 +497,8 @@ ALWAYS static inline VF tanhshrink_f(VF x) {
   const VF b = a - C(1.0f);
   const VF s = b + wh, sb = s - b;
   VF y = s + (((b - (s - sb)) + (wh - sb)) + wl);
-  const VF tiny = a < C(0x1p-32f);
-  const VF as = a * blend(C(1.0f), C(0x1p32f), tiny);
+  const VF tiny = PLAIN ? C(0.0f) : a < C(0x1p-32f);
+  const VF as = PLAIN ? a : a * blend(C(1.0f), C(0x1p32f), tiny);
   const VF th = as * as, tl = fma_(as, as, -th);
   const VF ah = as * th, al = fma_(as, th, -ah) + as * tl;  // a^3 (scaled)
   const VF tu = a * a;
@@ -505,11 +507,13 @@ ALWAYS static inline VF tanhshrink_f(VF x) {
   const VF pe = fma_(tu, r, -p) + fma_(a, a, -tu) * C(TANHSHRINK_R0);
   const VF sh = C(THIRD_HI) + p;
   const VF sl = ((C(THIRD_HI) - sh) + p) + (pe + C(THIRD_LO));  // (Fast2Sum: 1/3 >= |p|)
-  const VF near = fma_(ah, sh, fma_(ah, sl, al * sh)) * blend(C(1.0f), C(0x1p-96f), tiny);
-  y = blend(y, near, a < C(0.875f));
+  const VF near = fma_(ah, sh, fma_(ah, sl, al * sh));
+  y = blend(y, PLAIN ? near : near * blend(C(1.0f), C(0x1p-96f), tiny), a < C(0.875f));
+  if constexpr (PLAIN) return y | (x & C(-0.0f));
   y = blend(y, a, a == C(INFINITY));
   return nan_to(y | (x & C(-0.0f)), x);
 }
+ALWAYS static inline VF tanhshrink_f(VF x) { return unscaled(x) ? tanhshrink_of<true>(x) : tanhshrink_of<false>(x); }
 
 // go tanh^2(x): tanh |x| = th + tl, the quotient of tanh_f as hi + lo (a - a^3/3 below 2^-12, a scaled by 2^64
 // below 2^-32 so that its square stays normal), squared as hi + lo, the product with go rounded once
@@ -549,7 +553,17 @@ ALWAYS static inline VF tanhshrink_grad_f(VF go, VF x) {
 // lisht, x tanh(x) = a tanh(a), a = |x| (even): a (th + tl) rounded once, tanh's quotient as hi + lo (the clamp at
 // 2a = 24: beyond, a (1 - 2e^-2a) rounds to a); below 2^-12, tanh a = a - a^3/3 (the omitted 2a^5/15 is under
 // 2^-50 a), a scaled by 2^64 below 2^-32 so that a^2 stays normal wherever the result is not below 2^-150
-ALWAYS static inline VF lisht_f(VF x) {
+// lisht_f's plain form for |x| in [2^-32, 2^32] or 0 (unscaled_lanes: no scale, no clamp of the exponential's
+// argument after 2a's at 24, no infinity or NaN): the same bits
+ALWAYS static inline VF lisht_near(VF x) {
+  const VF a = x.abs();
+  OnePlus o;
+  one_plus<true>(at::vec::minimum(a, C(12.0f)) * C(-2.0f), o);
+  VF th, tl;
+  tanh_abs_parts(a, o, th, tl);
+  return fma_(a, th, a * tl);
+}
+ALWAYS static inline VF lisht_far(VF x) {
   const VF a = x.abs();
   OnePlus o;
   one_plus(at::vec::maximum(a * C(-2.0f), C(-24.0f)), o);
@@ -561,6 +575,7 @@ ALWAYS static inline VF lisht_f(VF x) {
   tl = blend(tl, (as * (a * a)) * C(-0.333333343f), small);
   return nan_to(scaled_product(a, {th, tl, blend(C(0.0f), C(-64.0f), tiny)}), x);
 }
+ALWAYS static inline VF lisht_f(VF x) { return unscaled(x) ? lisht_near(x) : lisht_far(x); }
 // go (tanh a + a sech^2 a) sign(x): both terms >= 0, so their sum (a TwoSum, the low parts added) does not cancel;
 // sech^2 a = 4 E / D^2 2^k from the quotient's own u, a sech^2 a an exact two-product; below 2^-12, 2a - 4a^3/3
 // (a scaled as in the forward); from 2a = 24 on, 1 (the rest, (4a - 2) e^-2a, is below 2^-29; a = inf: a sech^2 a
@@ -766,17 +781,29 @@ ALWAYS static inline void one_plus_clamped(VF z, VF zl, float floor, OnePlus& o)
   exp_clamped(z, zl, floor, o.e);
   one_plus_of(o);
 }
-ALWAYS static inline VF softcap_f(VF x) {
-  VF nzh, nzl;
-  over_cap(x, nzh, nzl);
+// one_plus_clamped's plain form where no lane is clamped and every k >= -100 (z >= floor >= -69): the same bits
+ALWAYS static inline void one_plus_unclamped(VF z, VF zl, OnePlus& o) {
+  exp_parts(z, o.e);
+  o.e.l = fma_(zl, o.e.h, o.e.l);
+  one_plus_of<true>(o);
+}
+// (PLAIN: no lane's -2|z| below -24 and no NaN)
+template <bool PLAIN> ALWAYS static inline VF softcap_of(VF x, VF nzh, VF nzl) {
   OnePlus o;
-  one_plus_clamped(nzh, nzl, -24.0f, o);  // (beyond, c tanh rounds to c)
+  if constexpr (PLAIN) one_plus_unclamped(nzh, nzl, o);
+  else one_plus_clamped(nzh, nzl, -24.0f, o);  // (beyond, c tanh rounds to c)
   VF th, tl;
   tanh_parts(o, th, tl);
   VF y = fma_(C(SOFTCAP_C), th, C(SOFTCAP_C) * tl);
   const VF zh = nzh * C(-0.5f);  // |zh|
   y = blend(y, fma_((x.abs() * zh) * C(-0.333333343f), zh, x.abs()), zh < C(0x1p-12f));
-  return nan_to(y | (x & C(-0.0f)), x);
+  return PLAIN ? y | (x & C(-0.0f)) : nan_to(y | (x & C(-0.0f)), x);
+}
+ALWAYS static inline VF softcap_f(VF x) {
+  VF nzh, nzl;
+  over_cap(x, nzh, nzl);
+  if (every(nzh >= C(-24.0f))) return softcap_of<true>(x, nzh, nzl);
+  return softcap_of<false>(x, nzh, nzl);
 }
 // go sech^2(x / c) = go 4u / (1 + u)^2, u = e^-2|z| with z = zh + zl (grad_core's form, its argument carried)
 ALWAYS static inline VF softcap_grad_f(VF go, VF x) {
@@ -791,11 +818,11 @@ ALWAYS static inline VF softcap_grad_f(VF go, VF x) {
 // lecun_tanh, A tanh(B x) with A = 1.7159 and B = 2/3 (each as hi + lo): softcap's form, z = B x carried as zh + zl,
 // A (th + tl) rounded once; for |z| < 2^-12, A B |x| (1 - z^2 / 3) rounded once, A B as hi + lo and |x| scaled by
 // 2^64 below 2^-32 (as elu's linear part: the low product stays normal; the scale undone by one multiplication)
-ALWAYS static inline VF lecun_tanh_f(VF x) {
-  VF nzh, nzl;
-  minus_twice_times(x, LT_B_HI, LT_B_LO, nzh, nzl);
+// (PLAIN: no lane's -2|z| below -24 and no NaN)
+template <bool PLAIN> ALWAYS static inline VF lecun_tanh_of(VF x, VF nzh, VF nzl) {
   OnePlus o;
-  one_plus_clamped(nzh, nzl, -24.0f, o);  // (beyond, tanh rounds to 1)
+  if constexpr (PLAIN) one_plus_unclamped(nzh, nzl, o);
+  else one_plus_clamped(nzh, nzl, -24.0f, o);  // (beyond, tanh rounds to 1)
   VF th, tl;
   tanh_parts(o, th, tl);
   VF y = fma_(C(LT_A_HI), th, fma_(C(LT_A_LO), th, C(LT_A_HI) * tl));
@@ -805,7 +832,13 @@ ALWAYS static inline VF lecun_tanh_f(VF x) {
   const VF ph = as * C(LT_AB_HI);
   const VF small = fma_(as, C(LT_AB_HI), as * C(LT_AB_LO) - ((ph * zh) * zh) * C(0.333333343f));
   y = blend(y, small * blend(C(1.0f), C(0x1p-64f), tiny), zh < C(0x1p-12f));
-  return nan_to(y | (x & C(-0.0f)), x);
+  return PLAIN ? y | (x & C(-0.0f)) : nan_to(y | (x & C(-0.0f)), x);
+}
+ALWAYS static inline VF lecun_tanh_f(VF x) {
+  VF nzh, nzl;
+  minus_twice_times(x, LT_B_HI, LT_B_LO, nzh, nzl);
+  if (every(nzh >= C(-24.0f))) return lecun_tanh_of<true>(x, nzh, nzl);
+  return lecun_tanh_of<false>(x, nzh, nzl);
 }
 // go A B sech^2(B x) = go 4AB u / (1 + u)^2, u = e^-2|z| (z carried as in the forward), 4AB as hi + lo, the
 // product rounded once; the clamp at -196 (e^-196 4AB 2^128 < 2^-150: beyond, 0 for every float32 go)
@@ -1170,7 +1203,17 @@ ALWAYS static inline void tanhexp_parts(VF x, TanhExp& t) {
 }
 // x tanh(E) rounded once; above TE_OPEN (tanh E rounds to 1) x, below TE_CLOSED (|x E| < 2^-151) a zero of x's
 // sign (-0; the gated product's limit at -inf); those lanes computed at x = 0
+// tanhexp_f's plain form where every lane has -8.5 <= x <= TE_OPEN and |x| in [2^-32, 2^32] or 0: no small form,
+// no open or closed lane, no scale, no NaN; the same bits
+ALWAYS static inline VF tanhexp_near(VF x) {
+  TanhExp t;
+  tanhexp_parts(x, t);
+  VF th, tl;
+  tanh_parts(t.o, th, tl);
+  return fma_(x, th, x * tl).abs() | (x & C(-0.0f));
+}
 ALWAYS static inline VF tanhexp_f(VF x) {
+  if (every((x >= C(-8.5f)) & (x <= C(TE_OPEN)) & unscaled_lanes(x))) return tanhexp_near(x);
   const VF open = x > C(TE_OPEN), closed = x < C(TE_CLOSED);
   const VF xc = blend(x, C(0.0f), open | closed);
   TanhExp t;
