@@ -37,6 +37,7 @@ TESTS = [
     "tests/kernels/test_native32.py",
     "tests/kernels/test_vec_convert.py",
     "tests/kernels/test_prefetch.py",
+    "tests/kernels/test_mask_moves.py",
     "tests/test_pointwise.py",
     "tests/test_gated.py",
 ]
