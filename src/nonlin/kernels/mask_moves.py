@@ -19,6 +19,8 @@ test_mask_moves.py); only AVX-512 builds change (AVX2's comparisons give a vecto
 
 from __future__ import annotations
 
+import contextlib
+
 _PREFIX = "#include <torch/csrc/inductor/cpp_prefix.h>"
 
 MASK_MOVES = r"""#if defined(CPU_CAPABILITY_AVX512)
@@ -40,12 +42,15 @@ static inline __attribute__((always_inline)) __m512i nonlin_mask_set1_epi64(__m5
 patched_sources = 0  # kernels that got the mask moves (tests read it)
 
 
-def no_precompiled_header():
+def no_precompiled_header() -> contextlib.AbstractContextManager:
     """inductor's config with its precompiled prefix header off: CppPythonBindingsCodeCache force-includes that
     header ahead of the source (`-include`), where ATen's comparisons are then defined before `MASK_MOVES` could
-    reach them (0.85 s more per kernel build, once per machine)."""
+    reach them (0.85 s more per kernel build, once per machine). A torch without that setting: no change (the
+    kernels then build as before, with ATen's masks)."""
     from torch._inductor import config
 
+    if not hasattr(config, "cpp_cache_precompile_headers"):
+        return contextlib.nullcontext()
     return config.patch(cpp_cache_precompile_headers=False)
 
 
