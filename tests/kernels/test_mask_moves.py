@@ -12,12 +12,14 @@ import pytest
 import torch
 from torch._inductor.codecache import CppPythonBindingsCodeCache
 
+import nonlin
 from nonlin.kernels import cpu, mask_moves
+from nonlin.kernels.codegen import plan
 
 needs_compile = pytest.mark.skipif(not cpu.compile_available(), reason="no C++ compiler")
 
-# Each comparison and ATen's minimum / maximum of a and b, as bits, one output row per operation; the scalar
-# loop is the reference where inductor picks no vector ISA (both builds then agree trivially)
+# Each comparison and ATen's minimum / maximum of a and b, as bits, one output row per operation (where inductor
+# picks no vector ISA, Vectorized is ATen's scalar emulation and both builds agree trivially)
 _PROBE = r"""
 #include <torch/csrc/inductor/cpp_prefix.h>
 #include <ATen/cpu/vec/vec.h>
@@ -106,3 +108,17 @@ def test_an_avx512_kernel_has_no_mask_to_vector_move():
         pytest.skip("this compiler builds ATen's masks without vpmovm2d: nothing for the moves to avoid")
     ours = mask_moves.load_pybinding(_ARGS, _PROBE)
     assert "vpmovm2d" not in instructions(ours) and "vpmovm2q" not in instructions(ours)
+
+
+@needs_compile
+def test_nonlins_generated_kernels_get_them_and_keep_their_bits():
+    """A generated kernel built through cpu.Direct (hardswish's float64 forward of float32 inputs: clamps, so
+    ATen's maximum / minimum) gets the moves, and its bits are the generated function's run op by op."""
+    spec = nonlin.spec("hardswish")
+    p = plan(spec, "plain", tuple(sorted(spec.defaults().items())), (), ())
+    fn = cpu.functions(p, "float64", False)["fwd"]
+    x = torch.cat([_values(torch.float32, 4096)[0], torch.linspace(-4, 4, 10007)])
+    before = mask_moves.patched_sources
+    built = cpu.Direct(fn, cpu._examples((x,)), "hardswish.fwd").call(x)[0]
+    assert mask_moves.patched_sources > before
+    assert torch.equal(built.view(torch.int32), fn(x, None).view(torch.int32))

@@ -1201,8 +1201,6 @@ ALWAYS static inline void tanhexp_parts(VF x, TanhExp& t) {
   const VF es = t.e.h * pow2(at::vec::maximum(t.e.k, C(-60.0f)));
   t.e2 = es * es;
 }
-// x tanh(E) rounded once; above TE_OPEN (tanh E rounds to 1) x, below TE_CLOSED (|x E| < 2^-151) a zero of x's
-// sign (-0; the gated product's limit at -inf); those lanes computed at x = 0
 // tanhexp_f's plain form where every lane has -8.5 <= x <= TE_OPEN and |x| in [2^-32, 2^32] or 0: no small form,
 // no open or closed lane, no scale, no NaN; the same bits
 ALWAYS static inline VF tanhexp_near(VF x) {
@@ -1212,6 +1210,8 @@ ALWAYS static inline VF tanhexp_near(VF x) {
   tanh_parts(t.o, th, tl);
   return fma_(x, th, x * tl).abs() | (x & C(-0.0f));
 }
+// x tanh(E) rounded once; above TE_OPEN (tanh E rounds to 1) x, below TE_CLOSED (|x E| < 2^-151) a zero of x's
+// sign (-0; the gated product's limit at -inf); those lanes computed at x = 0
 ALWAYS static inline VF tanhexp_f(VF x) {
   if (every((x >= C(-8.5f)) & (x <= C(TE_OPEN)) & unscaled_lanes(x))) return tanhexp_near(x);
   const VF open = x > C(TE_OPEN), closed = x < C(TE_CLOSED);
