@@ -685,6 +685,12 @@ def test_gated_layouts_compile_and_training_give_one_result(name):
     yc = torch.compile(lambda t: f(t) * 1.0, fullgraph=True)(xc)
     yc.backward(go)
     assert torch.equal(yc, ref) and torch.equal(xc.grad, xb.grad)
+    # the compiled graph's ops on the halves of a packed [batch, seq, 2d] tensor (strided views, read in place)
+    b3 = base.view(8, 8, 2 * 130)
+    g3, v3 = (b3[..., 130:], b3[..., :130]) if value_first else (b3[..., :130], b3[..., 130:])
+    assert torch.equal(native32.traced_gated_forward(g3, v3, name), ref.view(8, 8, 130))
+    dg3, dv3 = native32.traced_gated_backward(go.view(8, 8, 130), g3, v3, name)
+    assert torch.equal(dg3, dg.view(8, 8, 130)) and torch.equal(dv3, dv.view(8, 8, 130))
 
 
 @needs_kernels

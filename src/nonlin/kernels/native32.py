@@ -2693,9 +2693,18 @@ def _(go, x, primitive):
     return torch.empty(x.shape, dtype=x.dtype, device=x.device)
 
 
+def _as_rows(t: torch.Tensor) -> torch.Tensor:
+    """t as the kernels' rows: [rows, width] with unit inner stride, a view wherever t's leading dimensions
+    collapse (a half of a packed [..., 2d] tensor, as a traced gated call receives its g and v: no copy of
+    either), else a contiguous copy."""
+    if t.dim() >= 2 and t.numel() > 0 and t.stride(-1) == 1:
+        return t.reshape(-1, t.shape[-1])
+    return t.contiguous().view(-1)
+
+
 @torch.library.custom_op("nonlin::native32_gated", mutates_args=())
 def traced_gated_forward(g: torch.Tensor, v: torch.Tensor, primitive: str) -> torch.Tensor:
-    gf, vf = g.contiguous().view(-1), v.contiguous().view(-1)
+    gf, vf = _as_rows(g), _as_rows(v)
     y = gated_forward(primitive, gf, vf)
     if y is None:
         from nonlin.ops import TORCH
@@ -2714,8 +2723,8 @@ def _(g, v, primitive):
 def traced_gated_backward(
     go: torch.Tensor, g: torch.Tensor, v: torch.Tensor, primitive: str
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    o, gf, vf = go.contiguous().view(-1), g.contiguous().view(-1), v.contiguous().view(-1)
-    dg, dv = torch.empty_like(gf), torch.empty_like(vf)
+    o, gf, vf = _as_rows(go), _as_rows(g), _as_rows(v)
+    dg, dv = torch.empty(gf.shape, dtype=g.dtype), torch.empty(vf.shape, dtype=v.dtype)
     if not gated_backward(primitive, o, gf, vf, dg, dv):
         from nonlin.ops import TORCH
         from nonlin.registry import spec
