@@ -691,6 +691,11 @@ def test_gated_layouts_compile_and_training_give_one_result(name):
     assert torch.equal(native32.traced_gated_forward(g3, v3, name), ref.view(8, 8, 130))
     dg3, dv3 = native32.traced_gated_backward(go.view(8, 8, 130), g3, v3, name)
     assert torch.equal(dg3, dg.view(8, 8, 130)) and torch.equal(dv3, dv.view(8, 8, 130))
+    # one half strided rows, the other transposed (no unit inner stride): both reach the kernel as rows of 130
+    vt = v.t().contiguous().t()
+    assert torch.equal(native32.traced_gated_forward(g, vt, name), ref)
+    dgt, dvt = native32.traced_gated_backward(go, g, vt, name)
+    assert torch.equal(dgt, dg) and torch.equal(dvt, dv)
 
 
 @needs_kernels

@@ -2696,10 +2696,11 @@ def _(go, x, primitive):
 def _as_rows(t: torch.Tensor) -> torch.Tensor:
     """t as the kernels' rows: [rows, width] with unit inner stride, a view wherever t's leading dimensions
     collapse (a half of a packed [..., 2d] tensor, as a traced gated call receives its g and v: no copy of
-    either), else a contiguous copy."""
-    if t.dim() >= 2 and t.numel() > 0 and t.stride(-1) == 1:
-        return t.reshape(-1, t.shape[-1])
-    return t.contiguous().view(-1)
+    either), else of a contiguous copy. The layout follows t's shape alone, so that the op's tensors (of one
+    shape, whatever their strides) all reach the kernel as rows of one width."""
+    if t.dim() < 2 or t.numel() == 0:
+        return t.contiguous().view(-1)
+    return (t if t.stride(-1) == 1 else t.contiguous()).reshape(-1, t.shape[-1])
 
 
 @torch.library.custom_op("nonlin::native32_gated", mutates_args=())
