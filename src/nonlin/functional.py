@@ -106,8 +106,11 @@ def split_packed(
 
 
 def _gated(s: Spec, args: tuple[torch.Tensor, ...], extra: dict[str, Any], dim: int, layout: str, params):
+    packed = None
     if len(args) == 1:
         g, v = split_packed(s.name, args[0], dim=dim, layout=layout)
+        if layout != "interleaved" and dim in (-1, args[0].dim() - 1):
+            packed = (args[0], layout == "value_gate")  # the last dim's halves
     elif len(args) == 2:
         g, v = check_floating("gate", args[0]), check_floating("value", args[1])
         if g.shape != v.shape:
@@ -132,7 +135,7 @@ def _gated(s: Spec, args: tuple[torch.Tensor, ...], extra: dict[str, Any], dim: 
             ) from None
         extras.append(t.to(g.dtype))
     p = s.resolve_params({**params, **extra}) if params or extra else _route.defaults(s.name)
-    return apply(s, s.forward, s.derivative, (g, v), tuple(extras), p)
+    return apply(s, s.forward, s.derivative, (g, v), tuple(extras), p, packed)
 
 
 def _legacy_dim(s: Spec, ndim: int) -> int:

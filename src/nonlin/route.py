@@ -349,8 +349,11 @@ def run(
     main: tuple[torch.Tensor, ...],
     extra: tuple[torch.Tensor, ...] = (),
     params: Mapping[str, Any] | None = None,
+    packed: tuple[torch.Tensor, bool] | None = None,
 ) -> torch.Tensor:
-    """Evaluate a pointwise or gated entry on checked inputs by the route `choose` picks."""
+    """Evaluate a pointwise or gated entry on checked inputs by the route `choose` picks. `packed`: (the
+    [..., 2d] tensor a gated call's g and v are the last dim's halves of, whether the value half comes first),
+    where the caller split one (a caller's torch.compile then runs the kernels on it, `dispatch.traced`)."""
     x = main[0]
     fast = params is _DEFAULTS.get(s.name) and not extra and body is s.forward and not _PINNED and not _RECORD
     if fast and state.is_default():
@@ -372,7 +375,7 @@ def run(
         return s.torch_equivalent(*main)
     if r == "fused":
         with _float64_pin(s, x):  # the op records it: its backward computes in float64 too
-            return _fused(s, body, main, extra, params)
+            return _fused(s, body, main, extra, params, packed)
     return eager_apply(s, body, derivative, main, extra, params)
 
 
@@ -460,12 +463,12 @@ def _torch_forward(s: Spec, x: torch.Tensor) -> bool:
     )
 
 
-def _fused(s: Spec, body, main, extra, params) -> torch.Tensor:
+def _fused(s: Spec, body, main, extra, params, packed=None) -> torch.Tensor:
     x = main[0]
     if x.device.type == "cpu" and torch.compiler.is_compiling():
         # use("fused") under torch.export records the custom op
         if not torch.compiler.is_exporting() and dispatch.traceable(s, body, extra, params):
-            return dispatch.traced(s, main, params)
+            return dispatch.traced(s, main, params, packed)
     elif (
         torch.is_grad_enabled()
         and x.requires_grad

@@ -3,6 +3,8 @@ edges, the same bits in the vector body, the partial tail and across threads, an
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import scipy.special as sp
@@ -696,6 +698,53 @@ def test_gated_layouts_compile_and_training_give_one_result(name):
     assert torch.equal(native32.traced_gated_forward(g, vt, name), ref)
     dgt, dvt = native32.traced_gated_backward(go, g, vt, name)
     assert torch.equal(dgt, dg) and torch.equal(dvt, dv)
+    # a packed call inside a caller's graph is one op on the packed tensor, whose backward writes its gradient
+    code = []
+
+    def record(gm, _):
+        code.extend(m.code for m in gm.modules() if isinstance(m, torch.fx.GraphModule))
+        return gm.forward
+
+    torch.compile(lambda t: f(t), backend=record, fullgraph=True)(xc)
+    ops = re.findall(r"nonlin\.(\w+)\.default", "".join(code))
+    assert ops and set(ops) == {"native32_gated_packed", "native32_gated_packed_grad"}
+    dx = xb.grad.view(8, 8, 2 * 130)
+    assert torch.equal(native32.traced_packed_forward(b3, name, value_first), ref.view(8, 8, 130))
+    assert torch.equal(native32.traced_packed_backward(go.view(8, 8, 130), b3, name, value_first), dx)
+    # packed rows with no unit inner stride (a copy), and one packed row
+    bt = base.t().contiguous().t()
+    assert torch.equal(native32.traced_packed_forward(bt, name, value_first), ref)
+    assert torch.equal(native32.traced_packed_backward(go, bt, name, value_first), xb.grad)
+    assert torch.equal(native32.traced_packed_forward(base[5], name, value_first), ref[5])
+    assert torch.equal(native32.traced_packed_backward(go[5], base[5], name, value_first), xb.grad[5])
+
+
+@needs_kernels
+@pytest.mark.parametrize("name", sorted(native32.GATED))
+def test_traced_gated_ops_without_their_kernel_take_the_formula(name, monkeypatch):
+    """Where a kernel is not built (compilation turned off after a trace), the traced gated ops compute the
+    entry's float64 formula, rounded once: within the kernels' goals (2 ULP forward, 4 backward) of them, both
+    halves in place, in either order."""
+    gen = torch.Generator().manual_seed(8)
+    base = torch.randn(16, 2 * 70, generator=gen) * 3
+    go = torch.randn(16, 70, generator=gen)
+    g, v = base[:, :70], base[:, 70:]
+
+    def outputs():
+        return (
+            native32.traced_packed_forward(base, name, False),
+            native32.traced_packed_forward(base, name, True),
+            native32.traced_gated_forward(g, v, name),
+            native32.traced_packed_backward(go, base, name, False),
+            native32.traced_packed_backward(go, base, name, True),
+            torch.cat(native32.traced_gated_backward(go, g, v, name), dim=-1),
+        )
+
+    kernels = outputs()
+    for which in ("fwd", "bwd"):
+        monkeypatch.setitem(native32._BUILT, (name, which), None)
+    for k, (a, b) in enumerate(zip(kernels, outputs(), strict=True)):
+        assert _ulp_error(a.numpy(), b.double().numpy()).max() <= (2 if k < 3 else 4)
 
 
 @needs_kernels

@@ -534,14 +534,20 @@ def _table_backward(slopes: torch.Tensor, wide: torch.Tensor | None):
 _prepare._dynamo_marked_constant = True  # type: ignore[attr-defined]
 
 
-def traced(spec: Spec, main, params: Mapping[str, Any]) -> torch.Tensor:
+def traced(
+    spec: Spec, main, params: Mapping[str, Any], packed: tuple[torch.Tensor, bool] | None = None
+) -> torch.Tensor:
     """The fused path's generated functions, for torch.compile to trace into the caller's graph: the same
     forms and compute precision as the fused kernels (nonlin.kernels.precision), inductor fusing them with
-    their neighbours; backward from the saved inputs."""
+    their neighbours; backward from the saved inputs. `packed`: (the [..., 2d] tensor whose last dim's halves
+    a gated call's g and v are, whether the value half comes first), where the caller split one."""
     key = (spec.name, main[0].dtype, tuple(params.values()), state.settings())
     _prepare(*key)
-    if _TRACED[key][2].passthrough:
+    job = _TRACED[key][2]
+    if job.passthrough:
         return main[0]
+    if packed is not None and job.gated and job.native is not None:
+        return _TracedPacked.apply(job.native, *packed)
     return _Traced.apply(key, *main)
 
 
@@ -557,3 +563,19 @@ class _Traced(torch.autograd.Function):
         mains = ctx.saved_tensors
         grads = _TRACED[ctx.key][1](go, *mains, None)
         return (None, *grads[: len(mains)])
+
+
+class _TracedPacked(torch.autograd.Function):
+    """A float32 gated kernel on the halves of one packed tensor, in a caller's graph: the backward writes the
+    packed gradient itself (two half gradients would be concatenated by the caller's graph, a copy of both)."""
+
+    @staticmethod
+    def forward(ctx, primitive, packed, value_first):
+        ctx.primitive, ctx.value_first = primitive, value_first
+        ctx.save_for_backward(packed)
+        return native32.traced_packed_forward(packed, primitive, value_first)
+
+    @staticmethod
+    def backward(ctx, go):
+        (packed,) = ctx.saved_tensors
+        return None, native32.traced_packed_backward(go, packed, ctx.primitive, ctx.value_first), None

@@ -2653,21 +2653,34 @@ def _traced_form(entry: str) -> tuple:
     return _TRACED_FORMS[entry]
 
 
-# Inside a caller's torch.compile the kernels are these two ops, opaque to inductor (its code for the generated
+def _formula(primitive: str, *inputs: torch.Tensor) -> torch.Tensor:
+    """The float64 formula of the entry a kernel is named after, at its defaults, rounded once to the inputs'
+    dtype (a traced op's answer where its kernel is not built)."""
+    from nonlin.ops import TORCH
+    from nonlin.registry import spec
+
+    s = spec(primitive)
+    return s.forward(TORCH, *(t.double() for t in inputs), **s.defaults()).to(inputs[0].dtype)
+
+
+def _formula_grads(primitive: str, go: torch.Tensor, *inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """go times each partial derivative of `_formula`'s function, in float64, rounded once."""
+    from nonlin.ops import TORCH
+    from nonlin.registry import spec
+
+    s = spec(primitive)
+    d = s.derivative(TORCH, *(t.double() for t in inputs), **s.defaults())
+    return tuple((go.double() * t).to(inputs[0].dtype) for t in ((d,) if isinstance(d, torch.Tensor) else d))
+
+
+# Inside a caller's torch.compile the kernels are these ops, opaque to inductor (its code for the generated
 # float32 forms is what these kernels replace), so that a compiled model computes what an eager one does, bit
-# for bit. Where a kernel is not built (compilation turned off since), the entry's float64 formula of the same
-# name, rounded once.
+# for bit. Where a kernel is not built (compilation turned off since), `_formula`.
 @torch.library.custom_op("nonlin::native32", mutates_args=())
 def traced_forward(x: torch.Tensor, primitive: str) -> torch.Tensor:
     flat = x.contiguous().view(-1)
     y = forward(primitive, flat)
-    if y is None:
-        from nonlin.ops import TORCH
-        from nonlin.registry import spec
-
-        s = spec(primitive)  # (the kernel's name is the entry whose function it is, at its defaults)
-        y = s.forward(TORCH, flat.double(), **s.defaults()).to(x.dtype)
-    return y.view(x.shape)
+    return (_formula(primitive, flat) if y is None else y).view(x.shape)
 
 
 @traced_forward.register_fake
@@ -2679,13 +2692,7 @@ def _(x, primitive):
 def traced_backward(go: torch.Tensor, x: torch.Tensor, primitive: str) -> torch.Tensor:
     flat, g = x.contiguous().view(-1), go.contiguous().view(-1)
     out = backward(primitive, g, flat)
-    if out is None:
-        from nonlin.ops import TORCH
-        from nonlin.registry import spec
-
-        s = spec(primitive)
-        out = (g.double() * s.derivative(TORCH, flat.double(), **s.defaults())).to(x.dtype)
-    return out.view(x.shape)
+    return (_formula_grads(primitive, g, flat)[0] if out is None else out).view(x.shape)
 
 
 @traced_backward.register_fake
@@ -2693,26 +2700,26 @@ def _(go, x, primitive):
     return torch.empty(x.shape, dtype=x.dtype, device=x.device)
 
 
+def _rows_of(t: torch.Tensor, width: int) -> torch.Tensor:
+    """t ([..., width]) as [rows, width] with unit inner stride: a view where its leading dimensions collapse
+    (a half of a packed [..., 2d] tensor: no copy), else of a contiguous copy."""
+    return (t if t.stride(-1) == 1 else t.contiguous()).reshape(-1, width)
+
+
 def _as_rows(t: torch.Tensor) -> torch.Tensor:
-    """t as the kernels' rows: [rows, width] with unit inner stride, a view wherever t's leading dimensions
-    collapse (a half of a packed [..., 2d] tensor, as a traced gated call receives its g and v: no copy of
-    either), else of a contiguous copy. The layout follows t's shape alone, so that the op's tensors (of one
+    """t as the kernels' rows: [rows, width] (`_rows_of` its last dim), or 1-D for a 0-d, 1-D or empty t, as a
+    traced gated call receives its g and v. The layout follows t's shape alone, so that the op's tensors (of one
     shape, whatever their strides) all reach the kernel as rows of one width."""
     if t.dim() < 2 or t.numel() == 0:
         return t.contiguous().view(-1)
-    return (t if t.stride(-1) == 1 else t.contiguous()).reshape(-1, t.shape[-1])
+    return _rows_of(t, t.shape[-1])
 
 
 @torch.library.custom_op("nonlin::native32_gated", mutates_args=())
 def traced_gated_forward(g: torch.Tensor, v: torch.Tensor, primitive: str) -> torch.Tensor:
     gf, vf = _as_rows(g), _as_rows(v)
     y = gated_forward(primitive, gf, vf)
-    if y is None:
-        from nonlin.ops import TORCH
-        from nonlin.registry import spec
-
-        y = spec(primitive).forward(TORCH, gf.double(), vf.double()).to(g.dtype)
-    return y.view(g.shape)
+    return (_formula(primitive, gf, vf) if y is None else y).view(g.shape)
 
 
 @traced_gated_forward.register_fake
@@ -2727,14 +2734,50 @@ def traced_gated_backward(
     o, gf, vf = _as_rows(go), _as_rows(g), _as_rows(v)
     dg, dv = torch.empty(gf.shape, dtype=g.dtype), torch.empty(vf.shape, dtype=v.dtype)
     if not gated_backward(primitive, o, gf, vf, dg, dv):
-        from nonlin.ops import TORCH
-        from nonlin.registry import spec
-
-        d = spec(primitive).derivative(TORCH, gf.double(), vf.double())
-        dg, dv = ((o.double() * t).to(g.dtype) for t in d)
+        dg, dv = _formula_grads(primitive, o, gf, vf)
     return dg.view(g.shape), dv.view(v.shape)
 
 
 @traced_gated_backward.register_fake
 def _(go, g, v, primitive):
     return torch.empty(g.shape, dtype=g.dtype, device=g.device), torch.empty(v.shape, dtype=v.dtype, device=v.device)
+
+
+def _halves(rows: torch.Tensor, value_first: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """(gate, value) of packed [rows, 2d] rows: [gate | value], or [value | gate] where the value comes first."""
+    d = rows.shape[-1] // 2
+    first, second = rows[:, :d], rows[:, d:]
+    return (second, first) if value_first else (first, second)
+
+
+# A caller's torch.compile of a gated call on one packed [..., 2d] tensor: the same kernels on the packed rows'
+# halves (read in place), the backward writing the packed gradient's halves itself (two half gradients would be
+# concatenated by the caller's graph: a copy of both)
+@torch.library.custom_op("nonlin::native32_gated_packed", mutates_args=())
+def traced_packed_forward(x: torch.Tensor, primitive: str, value_first: bool) -> torch.Tensor:
+    g, v = _halves(_rows_of(x, x.shape[-1]), value_first)
+    y = gated_forward(primitive, g, v)
+    return (_formula(primitive, g, v) if y is None else y).view(*x.shape[:-1], x.shape[-1] // 2)
+
+
+@traced_packed_forward.register_fake
+def _(x, primitive, value_first):
+    return torch.empty((*x.shape[:-1], x.shape[-1] // 2), dtype=x.dtype, device=x.device)
+
+
+@torch.library.custom_op("nonlin::native32_gated_packed_grad", mutates_args=())
+def traced_packed_backward(go: torch.Tensor, x: torch.Tensor, primitive: str, value_first: bool) -> torch.Tensor:
+    rows = _rows_of(x, x.shape[-1])  # [rows, 2d]
+    g, v = _halves(rows, value_first)
+    o = _rows_of(go, g.shape[-1])  # [rows, d]
+    dx = torch.empty(rows.shape, dtype=x.dtype)
+    dg, dv = _halves(dx, value_first)
+    if not gated_backward(primitive, o, g, v, dg, dv):
+        for out, d in zip((dg, dv), _formula_grads(primitive, o, g, v), strict=True):
+            out.copy_(d)
+    return dx.view(x.shape)
+
+
+@traced_packed_backward.register_fake
+def _(go, x, primitive, value_first):
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
