@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import math
+import re
 
 import numpy as np
 import pytest
@@ -107,3 +108,16 @@ def float32_ulps(y: torch.Tensor, exact: torch.Tensor) -> torch.Tensor:
     gap = torch.nextafter(a, torch.tensor(math.inf)).double() - a.double()
     gap = torch.where(a.double() < 2.0**-126, torch.tensor(2.0**-149, dtype=torch.float64), gap)
     return (y.double() - exact).abs() / gap
+
+
+def nonlin_ops_traced(fn, *args) -> set[str]:
+    """The nonlin ops (torch.ops.nonlin.*) in the graphs torch.compile(fn, fullgraph=True) traces for `args`,
+    forward and backward (the graph's own and its autograd functions' subgraphs)."""
+    code: list[str] = []
+
+    def record(gm, _):
+        code.extend(m.code for m in gm.modules() if isinstance(m, torch.fx.GraphModule))
+        return gm.forward
+
+    torch.compile(fn, backend=record, fullgraph=True)(*args)
+    return set(re.findall(r"nonlin\.(\w+)\.default", "".join(code)))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from kernel_helpers import ulp_error
+from kernel_helpers import nonlin_ops_traced, ulp_error
 
 import nonlin
 from nonlin import route
@@ -313,6 +313,30 @@ def test_gated_half_inputs_look_the_gate_up(name, dtype):
     dgc, dvc = torch.autograd.grad(yc, (gc, vc), go)
     for a, b in ((yc, ys), (dgc, dgs), (dvc, dvs)):
         assert _same_bits(a, b).all()
+    # one packed tensor, either layout: one op on it, whose backward writes both halves' gradients in place
+    for layout in ("gate_value", "value_gate"):
+        torch._dynamo.reset()
+        halves = (packed[:, :8], packed[:, 8:]) if layout == "gate_value" else (packed[:, 8:], packed[:, :8])
+        xc = torch.cat(halves, dim=1).requires_grad_()
+
+        def f(t, layout=layout):
+            return F.function(name)(t, layout=layout) * 1.0
+
+        assert nonlin_ops_traced(f, xc) == {"half_product", "half_gated_packed_grad"}
+        torch._dynamo.reset()
+        yc = torch.compile(f, fullgraph=True)(xc)
+        (dxc,) = torch.autograd.grad(yc, xc, go.view(-1, 8))
+        dgc, dvc = (dxc[:, :8], dxc[:, 8:]) if layout == "gate_value" else (dxc[:, 8:], dxc[:, :8])
+        for a, b in ((yc.reshape(-1), ys), (dgc.reshape(-1), dgs), (dvc.reshape(-1), dvs)):
+            assert _same_bits(a, b).all()
+    for shape in [(0, 8), (3, 0)]:  # no rows, or an empty last dim
+        empty = torch.empty(shape, dtype=dtype)
+        assert (
+            table.traced_packed_gradient(
+                empty[..., : shape[-1] // 2], empty, False, *dispatch.job_for(s, dtype, p).table._build()
+            ).shape
+            == shape
+        )
 
 
 @pytest.mark.parametrize("name", ["glu", "swiglu"])

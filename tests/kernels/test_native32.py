@@ -3,12 +3,11 @@ edges, the same bits in the vector body, the partial tail and across threads, an
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pytest
 import scipy.special as sp
 import torch
+from kernel_helpers import nonlin_ops_traced
 
 import nonlin
 import nonlin.functional as F
@@ -699,15 +698,7 @@ def test_gated_layouts_compile_and_training_give_one_result(name):
     dgt, dvt = native32.traced_gated_backward(go, g, vt, name)
     assert torch.equal(dgt, dg) and torch.equal(dvt, dv)
     # a packed call inside a caller's graph is one op on the packed tensor, whose backward writes its gradient
-    code = []
-
-    def record(gm, _):
-        code.extend(m.code for m in gm.modules() if isinstance(m, torch.fx.GraphModule))
-        return gm.forward
-
-    torch.compile(lambda t: f(t), backend=record, fullgraph=True)(xc)
-    ops = re.findall(r"nonlin\.(\w+)\.default", "".join(code))
-    assert ops and set(ops) == {"native32_gated_packed", "native32_gated_packed_grad"}
+    assert nonlin_ops_traced(f, xc) == {"native32_gated_packed", "native32_gated_packed_grad"}
     dx = xb.grad.view(8, 8, 2 * 130)
     assert torch.equal(native32.traced_packed_forward(b3, name, value_first), ref.view(8, 8, 130))
     assert torch.equal(native32.traced_packed_backward(go.view(8, 8, 130), b3, name, value_first), dx)
@@ -717,6 +708,10 @@ def test_gated_layouts_compile_and_training_give_one_result(name):
     assert torch.equal(native32.traced_packed_backward(go, bt, name, value_first), xb.grad)
     assert torch.equal(native32.traced_packed_forward(base[5], name, value_first), ref[5])
     assert torch.equal(native32.traced_packed_backward(go[5], base[5], name, value_first), xb.grad[5])
+    for shape in [(0, 8), (3, 0)]:  # no rows, or an empty last dim
+        empty = torch.empty(shape)
+        assert native32.traced_packed_forward(empty, name, value_first).shape == (*shape[:-1], shape[-1] // 2)
+        assert native32.traced_packed_backward(empty[..., : shape[-1] // 2], empty, name, value_first).shape == shape
 
 
 @needs_kernels

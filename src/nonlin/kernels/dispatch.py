@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from nonlin.kernels import cpu, native32, state, table, vec_convert
+from nonlin.kernels import cpu, gather, native32, state, table, vec_convert
 from nonlin.kernels import ops as _ops  # registers torch.ops.nonlin.*
 from nonlin.kernels.codegen import Plan, negative_zeros, plan
 from nonlin.spec import Kind, Spec
@@ -447,8 +447,9 @@ def traceable(spec: Spec, body, extra, params: Mapping[str, Any]) -> bool:
     )
 
 
-# (entry, float parameters, dtype, precision setting) -> (forward, backward) generated functions; a plain dict
-# that dynamo reads (and guards on) while tracing
+# (entry, float parameters, dtype, precision setting) -> (forward, backward, job, packed): the traced functions,
+# packed the (forward, backward) pair of a gated call on one packed tensor where the kernels have one (else
+# None); a plain dict that dynamo reads (and guards on) while tracing
 _TRACED: dict[tuple, tuple] = {}
 
 
@@ -461,27 +462,30 @@ def _prepare(name: str, dtype: torch.dtype, values: tuple, settings: tuple) -> b
         s = get_spec(name)
         job = _make_job_inductor(s, dtype, dict(zip((p.name for p in s.params), values, strict=True)))
         if isinstance(job.table, table.GateTable):
-            _TRACED[key] = (*_gate_functions(*job.table._build()), job)
+            fwd, grad, packed = _gate_functions(*job.table._build())
+            _TRACED[key] = (fwd, grad, job, packed)
             return True
-        if job.native is not None:  # float32: the hand-written kernels as two ops (native32.traced_forward)
-            _TRACED[key] = (*_native_functions(job.native, job.gated), job)
+        if job.native is not None:  # float32: the hand-written kernels as ops (native32.traced_forward)
+            fwd, grad, packed = _native_functions(job.native, job.gated)
+            _TRACED[key] = (fwd, grad, job, packed)
             return True
         if job.table is not None:
             # half types: the lookup ops (table.traced_lookup, traced_product) in the caller's graph, their
             # arrays held here (never dropped: the graph reads them)
             vals, vals32, slopes, wide = job.table._build()
-            _TRACED[key] = (_table_forward(vals, vals32), _table_backward(slopes, wide), job)
+            _TRACED[key] = (_table_forward(vals, vals32), _table_backward(slopes, wide), job, None)
             return True
         if dtype == torch.float32:  # float64 steps (a float64 compute, or a float32 form's): the caller's inductor
             vec_convert.install()  # builds their conversions, after this trace
         fwd = cpu.functions(job.plan, job.fwd, False)
         bwd = cpu.functions(job.plan, job.bwd, False)
-        _TRACED[key] = (fwd["fwd"], bwd["bwd"], job)
+        _TRACED[key] = (fwd["fwd"], bwd["bwd"], job, None)
     return True
 
 
 def _gate_functions(gate, gate_wide, slopes, slopes_wide):
-    """A gated entry's half-type gate tables as traced forward and backward: the products of GateTable."""
+    """A gated entry's half-type gate tables as traced forward and backward (the products of GateTable), and
+    the pair of one packed tensor's (`_TracedPacked`)."""
 
     def fwd(g, v, params):
         return table.traced_product(v, None, g, gate, gate_wide)
@@ -489,10 +493,18 @@ def _gate_functions(gate, gate_wide, slopes, slopes_wide):
     def grad(go, g, v, params):
         return table.traced_product(go, v, g, slopes, slopes_wide), table.traced_product(go, None, g, gate, gate_wide)
 
-    return fwd, grad
+    def packed_fwd(x, value_first):
+        return fwd(*gather.packed_halves(x, value_first), None)
+
+    def packed_grad(go, x, value_first):
+        return table.traced_packed_gradient(go, x, value_first, gate, gate_wide, slopes, slopes_wide)
+
+    return fwd, grad, (packed_fwd, packed_grad)
 
 
 def _native_functions(primitive: str, gated: bool):
+    """A float32 kernel's traced ops as forward and backward, and for a gated one the pair of one packed
+    tensor's (`_TracedPacked`)."""
     if gated:
 
         def fwd(g, v, params):
@@ -501,7 +513,13 @@ def _native_functions(primitive: str, gated: bool):
         def grad(go, g, v, params):
             return native32.traced_gated_backward(go, g, v, primitive)
 
-        return fwd, grad
+        def packed_fwd(x, value_first):
+            return native32.traced_packed_forward(x, primitive, value_first)
+
+        def packed_grad(go, x, value_first):
+            return native32.traced_packed_backward(go, x, primitive, value_first)
+
+        return fwd, grad, (packed_fwd, packed_grad)
 
     def fwd(x, params):
         return native32.traced_forward(x, primitive)
@@ -509,7 +527,7 @@ def _native_functions(primitive: str, gated: bool):
     def grad(go, x, params):
         return (native32.traced_backward(go, x, primitive),)
 
-    return fwd, grad
+    return fwd, grad, None
 
 
 def _table_forward(values: torch.Tensor, values32: torch.Tensor):
@@ -543,11 +561,11 @@ def traced(
     a gated call's g and v are, whether the value half comes first), where the caller split one."""
     key = (spec.name, main[0].dtype, tuple(params.values()), state.settings())
     _prepare(*key)
-    job = _TRACED[key][2]
+    _, _, job, packed_functions = _TRACED[key]
     if job.passthrough:
         return main[0]
-    if packed is not None and job.gated and job.native is not None:
-        return _TracedPacked.apply(job.native, *packed)
+    if packed is not None and packed_functions is not None:
+        return _TracedPacked.apply(key, *packed)
     return _Traced.apply(key, *main)
 
 
@@ -566,16 +584,17 @@ class _Traced(torch.autograd.Function):
 
 
 class _TracedPacked(torch.autograd.Function):
-    """A float32 gated kernel on the halves of one packed tensor, in a caller's graph: the backward writes the
-    packed gradient itself (two half gradients would be concatenated by the caller's graph, a copy of both)."""
+    """A gated kernel (float32, or a half type's tables) on the halves of one packed tensor, in a caller's
+    graph: the backward writes the packed gradient itself (two half gradients would be concatenated by the
+    caller's graph, a copy of both)."""
 
     @staticmethod
-    def forward(ctx, primitive, packed, value_first):
-        ctx.primitive, ctx.value_first = primitive, value_first
+    def forward(ctx, key, packed, value_first):
+        ctx.key, ctx.value_first = key, value_first
         ctx.save_for_backward(packed)
-        return native32.traced_packed_forward(packed, primitive, value_first)
+        return _TRACED[key][3][0](packed, value_first)
 
     @staticmethod
     def backward(ctx, go):
         (packed,) = ctx.saved_tensors
-        return None, native32.traced_packed_backward(go, packed, ctx.primitive, ctx.value_first), None
+        return None, _TRACED[ctx.key][3][1](go, packed, ctx.value_first), None

@@ -213,6 +213,14 @@ def row_layout(t: torch.Tensor) -> tuple[int, int, int]:
     return 1, n, n
 
 
+def packed_halves(packed: torch.Tensor, value_first: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """(gate, value), the halves of a packed [..., 2d] tensor's last dim (views): [gate | value], or [value |
+    gate] where the value comes first."""
+    d = packed.shape[-1] // 2
+    first, second = packed[..., :d], packed[..., d:]
+    return (second, first) if value_first else (first, second)
+
+
 def lookup(bits: torch.Tensor, values: torch.Tensor, out: torch.Tensor, threads: int | None = None) -> bool:
     """out = values[bits] (out of the half type, values float32), or False where the kernel is not built."""
     k = kernel("lookup", out.dtype)

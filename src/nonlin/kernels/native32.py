@@ -63,7 +63,7 @@ import torch
 
 from nonlin.catalog.smooth import SELU_ALPHA, SELU_SCALE
 from nonlin.kernels import mask_moves
-from nonlin.kernels.gather import row_layout
+from nonlin.kernels.gather import packed_halves, row_layout
 from nonlin.spec import Kind
 
 # Below this many elements one thread does it all (an OpenMP fork costs a few microseconds).
@@ -2743,19 +2743,14 @@ def _(go, g, v, primitive):
     return torch.empty(g.shape, dtype=g.dtype, device=g.device), torch.empty(v.shape, dtype=v.dtype, device=v.device)
 
 
-def _halves(rows: torch.Tensor, value_first: bool) -> tuple[torch.Tensor, torch.Tensor]:
-    """(gate, value) of packed [rows, 2d] rows: [gate | value], or [value | gate] where the value comes first."""
-    d = rows.shape[-1] // 2
-    first, second = rows[:, :d], rows[:, d:]
-    return (second, first) if value_first else (first, second)
-
-
 # A caller's torch.compile of a gated call on one packed [..., 2d] tensor: the same kernels on the packed rows'
 # halves (read in place), the backward writing the packed gradient's halves itself (two half gradients would be
 # concatenated by the caller's graph: a copy of both)
 @torch.library.custom_op("nonlin::native32_gated_packed", mutates_args=())
 def traced_packed_forward(x: torch.Tensor, primitive: str, value_first: bool) -> torch.Tensor:
-    g, v = _halves(_rows_of(x, x.shape[-1]), value_first)
+    if x.numel() == 0:
+        return torch.empty((*x.shape[:-1], x.shape[-1] // 2), dtype=x.dtype)
+    g, v = packed_halves(_rows_of(x, x.shape[-1]), value_first)
     y = gated_forward(primitive, g, v)
     return (_formula(primitive, g, v) if y is None else y).view(*x.shape[:-1], x.shape[-1] // 2)
 
@@ -2767,11 +2762,13 @@ def _(x, primitive, value_first):
 
 @torch.library.custom_op("nonlin::native32_gated_packed_grad", mutates_args=())
 def traced_packed_backward(go: torch.Tensor, x: torch.Tensor, primitive: str, value_first: bool) -> torch.Tensor:
+    if x.numel() == 0:
+        return torch.empty(x.shape, dtype=x.dtype)
     rows = _rows_of(x, x.shape[-1])  # [rows, 2d]
-    g, v = _halves(rows, value_first)
+    g, v = packed_halves(rows, value_first)
     o = _rows_of(go, g.shape[-1])  # [rows, d]
     dx = torch.empty(rows.shape, dtype=x.dtype)
-    dg, dv = _halves(dx, value_first)
+    dg, dv = packed_halves(dx, value_first)
     if not gated_backward(primitive, o, g, v, dg, dv):
         for out, d in zip((dg, dv), _formula_grads(primitive, o, g, v), strict=True):
             out.copy_(d)

@@ -148,6 +148,35 @@ def _(go, v, x, slopes, wide):
     return torch.empty(x.shape, dtype=x.dtype, device=x.device)
 
 
+# A caller's torch.compile of a gated call on one packed [..., 2d] tensor: the gradient of both halves written
+# in place by one op (two half gradients would be concatenated by the caller's graph: a copy of both)
+@torch.library.custom_op("nonlin::half_gated_packed_grad", mutates_args=())
+def traced_packed_gradient(
+    go: torch.Tensor,
+    x: torch.Tensor,
+    value_first: bool,
+    gate: torch.Tensor,
+    gate_wide: torch.Tensor | None,
+    slopes: torch.Tensor,
+    slopes_wide: torch.Tensor | None,
+) -> torch.Tensor:
+    """d/dx of gate(g) v for g and v the last dim's halves of x (value_first: [value | gate]), from GateTable's
+    arrays, each half as GateTable.backward rounds it."""
+    if x.numel() == 0:
+        return torch.empty(x.shape, dtype=x.dtype)
+    xr = rows(x)  # [rows, 2d]
+    dx = torch.empty(xr.shape, dtype=x.dtype)
+    g, v = gather.packed_halves(xr, value_first)
+    _gate_gradients(rows(go.to(x.dtype)), g, v, *gather.packed_halves(dx, value_first), gate, gate_wide, slopes,
+                    slopes_wide)  # fmt: skip
+    return dx.view(x.shape)
+
+
+@traced_packed_gradient.register_fake
+def _(go, x, value_first, gate, gate_wide, slopes, slopes_wide):
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+
+
 def all_values(dtype: torch.dtype) -> torch.Tensor:
     """Every value of a half type, at index = its bit pattern as an unsigned 16-bit integer."""
     return torch.arange(SIZE, dtype=torch.int32).to(torch.int16).view(dtype)
@@ -261,12 +290,16 @@ class GateTable(_Built):
 
     def backward(self, go: torch.Tensor, g: torch.Tensor, v: torch.Tensor, dg: torch.Tensor, dv: torch.Tensor) -> None:
         """Writes d/dg and d/dv into `dg` and `dv` (views of the half type, shaped as g)."""
-        gate, gate_wide, slopes, slopes_wide = self.arrays or self._build()
-        bits = g.view(torch.int16)
-        if not gather.gradient(go, v, bits, slopes, slopes_wide, dg):
-            dg.copy_(_product(go, v, bits, slopes, slopes_wide))
-        if not gather.gradient(go, None, bits, gate, gate_wide, dv):
-            dv.copy_(_product(go, None, bits, gate, gate_wide))
+        _gate_gradients(go, g, v, dg, dv, *(self.arrays or self._build()))
+
+
+def _gate_gradients(go, g, v, dg, dv, gate, gate_wide, slopes, slopes_wide) -> None:
+    """dg = go v gate'[g], dv = go gate[g] (GateTable's arrays), written into `dg` and `dv`."""
+    bits = g.view(torch.int16)
+    if not gather.gradient(go, v, bits, slopes, slopes_wide, dg):
+        dg.copy_(_product(go, v, bits, slopes, slopes_wide))
+    if not gather.gradient(go, None, bits, gate, gate_wide, dv):
+        dv.copy_(_product(go, None, bits, gate, gate_wide))
 
 
 # Built tables hold 0.2-0.6 MB each; a sweep over many parameter values would keep one per value. The oldest
