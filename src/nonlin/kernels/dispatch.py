@@ -316,7 +316,7 @@ def _gated_forward(job: Job, packed: bool, *inputs: torch.Tensor) -> torch.Tenso
         if job.table is not None:
             return job.table.forward(rows[:, : d2 // 2], rows[:, d2 // 2 :])
         if job.native is not None:
-            y = native32.gated_forward(job.native, rows[:, : d2 // 2], rows[:, d2 // 2 :])
+            y = native32.packed_forward(job.native, rows)
             if y is not None:
                 return y
         return _kernel(job, "fwd_packed", rows)[0]
@@ -336,16 +336,11 @@ def _gated_backward(job: Job, packed: bool, go: torch.Tensor, saved) -> tuple[to
         d2 = base.shape[-1]
         go2 = go.reshape(-1, d2 // 2) if go.is_contiguous() else go.contiguous().view(-1, d2 // 2)
         if job.table is not None:
-            rows = base.view(-1, d2)  # [rows, 2d]
-            out = torch.empty_like(rows)
-            job.table.backward(go2, rows[:, : d2 // 2], rows[:, d2 // 2 :], out[:, : d2 // 2], out[:, d2 // 2 :])
-            return (out.view_as(base),)
+            return (job.table.packed_backward(go2, base.view(-1, d2)).view_as(base),)
         if job.native is not None:
-            rows = base.view(-1, d2)  # [rows, 2d]
-            out = torch.empty_like(rows)
-            d = d2 // 2
-            if native32.gated_backward(job.native, go2, rows[:, :d], rows[:, d:], out[:, :d], out[:, d:]):
-                return (out.view_as(base),)
+            dx = native32.packed_backward(job.native, go2, base.view(-1, d2))
+            if dx is not None:
+                return (dx.view_as(base),)
         return (_kernel(job, "bwd_packed", go2, base.view(-1, d2))[0].view_as(base),)
     if job.table is not None:
         g, v = (table.rows(t) for t in saved)

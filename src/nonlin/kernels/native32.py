@@ -2536,6 +2536,33 @@ def gated_backward(
     return _run(primitive, "bwd", (go, g, v), (dg, dv))
 
 
+def packed_forward(primitive: str, x: torch.Tensor, value_first: bool = False) -> torch.Tensor | None:
+    """gate(g) v of g and v the last dim's halves of a packed [..., 2d] x ([gate | value]; value_first:
+    [value | gate]), read in place where x's rows collapse, [..., d] out; or None where the kernel is not
+    available."""
+    g, v = packed_halves(_rows_of(x, x.shape[-1]), value_first)
+    y = gated_forward(primitive, g, v)
+    return None if y is None else y.view(*x.shape[:-1], x.shape[-1] // 2)
+
+
+def packed_backward(
+    primitive: str, go: torch.Tensor, x: torch.Tensor, value_first: bool = False
+) -> torch.Tensor | None:
+    """The gradient of `packed_forward` for upstream gradient go ([..., d]): one [..., 2d] tensor, each half
+    written by the kernel; or None where the kernel is not available."""
+    rows = _rows_of(x, x.shape[-1])  # [rows, 2d]
+    dx = torch.empty(rows.shape, dtype=x.dtype)
+    g, v = packed_halves(rows, value_first)
+    o = _rows_of(go, g.shape[-1])  # [rows, d]
+    return dx.view(x.shape) if gated_backward(primitive, o, g, v, *packed_halves(dx, value_first)) else None
+
+
+def _rows_of(t: torch.Tensor, width: int) -> torch.Tensor:
+    """t ([..., width]) as [rows, width] with unit inner stride: a view where its leading dimensions collapse
+    (a half of a packed [..., 2d] tensor: no copy), else of a contiguous copy."""
+    return (t if t.stride(-1) == 1 else t.contiguous()).reshape(-1, width)
+
+
 # The traced forms each kernel computes: (op, arguments), "x" the input (a catalog entry's forward traced to one
 # of these is that function, whatever else its declaration says)
 FORMS: dict[str, tuple] = {
@@ -2700,12 +2727,6 @@ def _(go, x, primitive):
     return torch.empty(x.shape, dtype=x.dtype, device=x.device)
 
 
-def _rows_of(t: torch.Tensor, width: int) -> torch.Tensor:
-    """t ([..., width]) as [rows, width] with unit inner stride: a view where its leading dimensions collapse
-    (a half of a packed [..., 2d] tensor: no copy), else of a contiguous copy."""
-    return (t if t.stride(-1) == 1 else t.contiguous()).reshape(-1, width)
-
-
 def _as_rows(t: torch.Tensor) -> torch.Tensor:
     """t as the kernels' rows: [rows, width] (`_rows_of` its last dim), or 1-D for a 0-d, 1-D or empty t, as a
     traced gated call receives its g and v. The layout follows t's shape alone, so that the op's tensors (of one
@@ -2750,9 +2771,8 @@ def _(go, g, v, primitive):
 def traced_packed_forward(x: torch.Tensor, primitive: str, value_first: bool) -> torch.Tensor:
     if x.numel() == 0:
         return torch.empty((*x.shape[:-1], x.shape[-1] // 2), dtype=x.dtype)
-    g, v = packed_halves(_rows_of(x, x.shape[-1]), value_first)
-    y = gated_forward(primitive, g, v)
-    return (_formula(primitive, g, v) if y is None else y).view(*x.shape[:-1], x.shape[-1] // 2)
+    y = packed_forward(primitive, x, value_first)
+    return _formula(primitive, *packed_halves(x, value_first)) if y is None else y
 
 
 @traced_packed_forward.register_fake
@@ -2764,15 +2784,11 @@ def _(x, primitive, value_first):
 def traced_packed_backward(go: torch.Tensor, x: torch.Tensor, primitive: str, value_first: bool) -> torch.Tensor:
     if x.numel() == 0:
         return torch.empty(x.shape, dtype=x.dtype)
-    rows = _rows_of(x, x.shape[-1])  # [rows, 2d]
-    g, v = packed_halves(rows, value_first)
-    o = _rows_of(go, g.shape[-1])  # [rows, d]
-    dx = torch.empty(rows.shape, dtype=x.dtype)
-    dg, dv = packed_halves(dx, value_first)
-    if not gated_backward(primitive, o, g, v, dg, dv):
-        for out, d in zip((dg, dv), _formula_grads(primitive, o, g, v), strict=True):
-            out.copy_(d)
-    return dx.view(x.shape)
+    dx = packed_backward(primitive, go, x, value_first)
+    if dx is None:
+        dg, dv = _formula_grads(primitive, go, *packed_halves(x, value_first))
+        dx = torch.cat((dv, dg) if value_first else (dg, dv), dim=-1)
+    return dx
 
 
 @traced_packed_backward.register_fake

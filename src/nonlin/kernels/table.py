@@ -148,8 +148,19 @@ def _(go, v, x, slopes, wide):
     return torch.empty(x.shape, dtype=x.dtype, device=x.device)
 
 
-# A caller's torch.compile of a gated call on one packed [..., 2d] tensor: the gradient of both halves written
-# in place by one op (two half gradients would be concatenated by the caller's graph: a copy of both)
+def packed_gate_gradient(go, x, value_first, gate, gate_wide, slopes, slopes_wide) -> torch.Tensor:
+    """d/dx of gate(g) v for g and v the last dim's halves of a packed [..., 2d] x ([gate | value]; value_first:
+    [value | gate]) from GateTable's arrays, one [..., 2d] tensor, each half as GateTable.backward rounds it."""
+    xr = rows(x)  # [rows, 2d]
+    dx = torch.empty(xr.shape, dtype=x.dtype)
+    g, v = gather.packed_halves(xr, value_first)
+    _gate_gradients(rows(go.to(x.dtype)), g, v, *gather.packed_halves(dx, value_first), gate, gate_wide, slopes,
+                    slopes_wide)  # fmt: skip
+    return dx.view(x.shape)
+
+
+# A caller's torch.compile of a gated call on one packed tensor: its gradient written in place by one op (two
+# half gradients would be concatenated by the caller's graph: a copy of both)
 @torch.library.custom_op("nonlin::half_gated_packed_grad", mutates_args=())
 def traced_packed_gradient(
     go: torch.Tensor,
@@ -160,16 +171,9 @@ def traced_packed_gradient(
     slopes: torch.Tensor,
     slopes_wide: torch.Tensor | None,
 ) -> torch.Tensor:
-    """d/dx of gate(g) v for g and v the last dim's halves of x (value_first: [value | gate]), from GateTable's
-    arrays, each half as GateTable.backward rounds it."""
     if x.numel() == 0:
         return torch.empty(x.shape, dtype=x.dtype)
-    xr = rows(x)  # [rows, 2d]
-    dx = torch.empty(xr.shape, dtype=x.dtype)
-    g, v = gather.packed_halves(xr, value_first)
-    _gate_gradients(rows(go.to(x.dtype)), g, v, *gather.packed_halves(dx, value_first), gate, gate_wide, slopes,
-                    slopes_wide)  # fmt: skip
-    return dx.view(x.shape)
+    return packed_gate_gradient(go, x, value_first, gate, gate_wide, slopes, slopes_wide)
 
 
 @traced_packed_gradient.register_fake
@@ -291,6 +295,10 @@ class GateTable(_Built):
     def backward(self, go: torch.Tensor, g: torch.Tensor, v: torch.Tensor, dg: torch.Tensor, dv: torch.Tensor) -> None:
         """Writes d/dg and d/dv into `dg` and `dv` (views of the half type, shaped as g)."""
         _gate_gradients(go, g, v, dg, dv, *(self.arrays or self._build()))
+
+    def packed_backward(self, go: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        """d/dx of a packed [..., 2d] x ([gate | value]) for upstream gradient go ([..., d]), one tensor."""
+        return packed_gate_gradient(go, x, False, *(self.arrays or self._build()))
 
 
 def _gate_gradients(go, g, v, dg, dv, gate, gate_wide, slopes, slopes_wide) -> None:
