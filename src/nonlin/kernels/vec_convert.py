@@ -66,6 +66,55 @@ template <> struct VecConvert<float, 1, double, 2> {
 };
 #endif
 #if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
+// A mask as bools (what VecMask::store writes to a bool array: a saved comparison's bytes), 0 or 1 per lane:
+// the lanes' sign bits (a true lane is all ones) as an integer, one byte per bit
+static inline Vectorized<bool> nonlin_mask_bytes(uint64_t bits, int lanes) {
+  __at_align__ bool bytes[Vectorized<bool>::size()] = {};
+#if defined(CPU_CAPABILITY_AVX512)
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(bytes), _mm_maskz_set1_epi8(static_cast<__mmask16>(bits), 1));
+#else
+  for (int i = 0; i < lanes; ++i) bytes[i] = (bits >> i) & 1;
+#endif
+  return Vectorized<bool>::loadu(bytes);
+}
+// A comparison saved as bools read back as a float mask (inductor writes VecMask<float, 1>::from(ptr, count) with
+// the count even for whole vectors: the generic form's element loop), lanes from `count` on false
+template <> template <> inline VecMask<float, 1> VecMask<float, 1>::from<const bool>(const bool* b, int count) {
+#if defined(CPU_CAPABILITY_AVX512)
+  const __mmask16 in = static_cast<__mmask16>(count >= 16 ? 0xFFFF : (1u << count) - 1);
+  const __m128i bytes = _mm_maskz_loadu_epi8(in, b);
+  return Vectorized<float>(_mm512_castsi512_ps(_mm512_maskz_set1_epi32(_mm_test_epi8_mask(bytes, bytes), -1)));
+#else
+  uint64_t word = 0;
+  std::memcpy(&word, b, std::min(count, 8));
+  const __m256i lanes = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<int64_t>(word)));
+  return Vectorized<float>(_mm256_castsi256_ps(_mm256_cmpgt_epi32(lanes, _mm256_setzero_si256())));
+#endif
+}
+template <> struct VecMaskTo<bool, 1, float, 1> {
+  static inline VecMask<bool, 1> apply(const VecMask<float, 1>& mask) {
+    const Vectorized<float> v = VectorizedN<float, 1>(mask)[0];
+#if defined(CPU_CAPABILITY_AVX512)
+    const uint64_t bits = _mm512_movepi32_mask(_mm512_castps_si512(v));
+#else
+    const uint64_t bits = static_cast<uint32_t>(_mm256_movemask_ps(v));
+#endif
+    return nonlin_mask_bytes(bits, Vectorized<float>::size());
+  }
+};
+template <> struct VecMaskTo<bool, 1, double, 2> {
+  static inline VecMask<bool, 1> apply(const VecMask<double, 2>& mask) {
+    const VectorizedN<double, 2> v = mask;
+#if defined(CPU_CAPABILITY_AVX512)
+    const uint64_t bits = _mm512_movepi64_mask(_mm512_castpd_si512(v[0])) |
+                          (static_cast<uint64_t>(_mm512_movepi64_mask(_mm512_castpd_si512(v[1]))) << 8);
+#else
+    const uint64_t bits = static_cast<uint32_t>(_mm256_movemask_pd(v[0])) |
+                          (static_cast<uint64_t>(_mm256_movemask_pd(v[1])) << 4);
+#endif
+    return nonlin_mask_bytes(bits, 2 * Vectorized<double>::size());
+  }
+};
 template <> struct VecMaskCast<int, 1, double, 2> {
   static inline VecMask<int, 1> apply(const VecMask<double, 2>& mask) {
     return VecMaskCast<int, 1, int64_t, 2>::apply(VecMaskCast<int64_t, 2, double, 2>::apply(mask));
@@ -88,9 +137,14 @@ patched_sources = 0  # kernels that got the specialisations (tests read it)
 
 
 def with_conversions(source: str) -> str:
-    """`source` (an inductor C++ kernel) with the specialisations after its prefix, where it converts (once:
-    a source that has them is returned as it is)."""
-    if _PREFIX not in source or _SPECIALISATIONS in source or not any(c in source for c in _CONVERSIONS):
+    """`source` (an inductor C++ kernel) with the specialisations after its prefix, where it converts or writes
+    a mask to a bool array (once: a source that has them is returned as it is)."""
+    stores_masks = "VecMask<" in source and "bool*" in source
+    if (
+        _PREFIX not in source
+        or _SPECIALISATIONS in source
+        or not (stores_masks or any(c in source for c in _CONVERSIONS))
+    ):
         return source
     return source.replace(_PREFIX, _PREFIX + _SPECIALISATIONS, 1)
 
