@@ -131,6 +131,43 @@ def test_mask_casts_give_the_generic_forms_bits() -> None:
 
 
 @needs_compile
+@pytest.mark.parametrize("compute", [torch.float32, torch.float64])
+def test_masks_written_to_and_read_from_bools_give_the_generic_forms_bytes(compute) -> None:
+    """Comparisons written to a bool array (a compiled model saves them for its backward) and bool arrays read
+    back as masks, in float32 and in float64 kernels: the same bytes and selections as the generic forms
+    (element by element through memory) and eager torch, NaN and signed zeros included; a partial vector at the
+    end (the masked forms)."""
+    x = torch.cat([_float32_patterns(), torch.tensor([0.0, -0.0, 1.0, -1.0])])
+    keep = torch.randint(0, 2, x.shape, generator=torch.Generator().manual_seed(3), dtype=torch.bool)
+
+    def writes(t):
+        d = t.to(compute)
+        return d > 0.5, (d.abs() <= 2.0) | torch.isnan(d)
+
+    def reads(t, k):
+        d = t.to(compute)
+        return torch.where(k, d * 3.0, d - 1.0).to(torch.float32)
+
+    before = vec_convert.patched_sources
+    for fn, args in ((writes, (x,)), (reads, (x, keep))):
+        results = []
+        for conversions in (True, False):
+            compiled, ctx = _compiled(fn, conversions)
+            with ctx:
+                results.append(compiled(*args))
+        eager = fn(*args)
+        for with_vec, generic, want in zip(
+            *(r if isinstance(r, tuple) else (r,) for r in (*results, eager)), strict=True
+        ):
+            bits = torch.uint8 if want.dtype == torch.bool else torch.int32
+            assert torch.equal(with_vec.view(bits), generic.view(bits))
+            number = want.isnan() if want.is_floating_point() else torch.zeros_like(want)
+            assert torch.equal(with_vec[~number].view(bits), want[~number].view(bits))
+    if native32.available():  # inductor builds for AVX2 or AVX-512: the masks were specialised
+        assert vec_convert.patched_sources > before
+
+
+@needs_compile
 def test_nonlins_float64_kernels_of_float32_inputs_get_them() -> None:
     """A float32 kernel that computes in float64 (hardswish's forward: precision.py keeps it in float64) is built
     with the vector conversions. Its bits are the generated function's run op by op (NaN payloads included) and
