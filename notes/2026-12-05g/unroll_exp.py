@@ -17,14 +17,14 @@ from plain_bits import load_old
 from nonlin.kernels import native32 as cur
 
 alt = load_old("/work/main/src/nonlin/kernels/native32.py")
-U2 = r"""
-extern "C" void kernel(const float* x, float* out, int64_t rows, int64_t width, int64_t s_x, int64_t s_out,
-                       int64_t threads) {
-  for_blocks(rows, width, threads, [&](int64_t r, int64_t begin, int64_t end) {
-    const float* xr = x + r * s_x;
-    float* o = out + r * s_out;
-    int64_t i = begin;
-    for (; i + 2 * V <= end; i += 2 * V) {
+# native32's own loops with their vector loop unrolled by two (the rest of each source, signature and tails, is
+# native32's): the replaced block must be there, so a changed loop fails here instead of timing something else
+UNARY_LOOP = """    for (; i + V <= end; i += V) {
+      ahead(xr + i, o + i);
+      FN(VF::loadu(xr + i)).store(o + i);
+    }
+"""
+UNARY_LOOP2 = """    for (; i + 2 * V <= end; i += 2 * V) {
       ahead(xr + i, o + i);
       const VF a = VF::loadu(xr + i), b = VF::loadu(xr + i + V);
       const VF ya = FN(a), yb = FN(b);
@@ -32,19 +32,14 @@ extern "C" void kernel(const float* x, float* out, int64_t rows, int64_t width, 
       yb.store(o + i + V);
     }
     for (; i + V <= end; i += V) FN(VF::loadu(xr + i)).store(o + i);
-    if (i < end) FN(VF::loadu(xr + i, end - i)).store(o + i, end - i);
-  });
-}
 """
-B2 = r"""
-extern "C" void kernel(const float* a, const float* b, float* out, int64_t rows, int64_t width, int64_t s_a,
-                       int64_t s_b, int64_t s_out, int64_t threads) {
-  for_blocks(rows, width, threads, [&](int64_t r, int64_t begin, int64_t end) {
-    const float* ar = a + r * s_a;
-    const float* br = b + r * s_b;
-    float* o = out + r * s_out;
-    int64_t i = begin;
-    for (; i + 2 * V <= end; i += 2 * V) {
+BINARY_LOOP = """    for (; i + V <= end; i += V) {
+      ahead(ar + i, o + i);
+      ahead(br + i);
+      FN(VF::loadu(ar + i), VF::loadu(br + i)).store(o + i);
+    }
+"""
+BINARY_LOOP2 = """    for (; i + 2 * V <= end; i += 2 * V) {
       ahead(ar + i, o + i);
       ahead(br + i);
       const VF y0 = FN(VF::loadu(ar + i), VF::loadu(br + i)), y1 = FN(VF::loadu(ar + i + V), VF::loadu(br + i + V));
@@ -52,12 +47,10 @@ extern "C" void kernel(const float* a, const float* b, float* out, int64_t rows,
       y1.store(o + i + V);
     }
     for (; i + V <= end; i += V) FN(VF::loadu(ar + i), VF::loadu(br + i)).store(o + i);
-    if (i < end) FN(VF::loadu(ar + i, end - i), VF::loadu(br + i, end - i)).store(o + i, end - i);
-  });
-}
 """
-alt._UNARY = U2
-alt._BINARY = B2
+assert UNARY_LOOP in alt._UNARY and BINARY_LOOP in alt._BINARY
+alt._UNARY = alt._UNARY.replace(UNARY_LOOP, UNARY_LOOP2)
+alt._BINARY = alt._BINARY.replace(BINARY_LOOP, BINARY_LOOP2)
 keep_freed_memory()
 torch.set_num_threads(1)
 n = 1 << 22
