@@ -70,6 +70,22 @@ def test_every_packed_layout_equals_split(name):
     assert torch.equal(f(packs[default], **extra), want)
 
 
+@pytest.mark.parametrize("route", ["eager", "fused"])
+@pytest.mark.parametrize("layout", ["gate_value", "value_gate", "interleaved"])
+@pytest.mark.parametrize("dim", [-1, 1])
+def test_packed_gradients_keep_the_sign_of_zero(layout, dim, route):
+    """swiglu at g = -200 (v = 1): both partials are negative and round to -0.0 in float32, and the packed
+    input's gradient holds them as they are (two slices' gradients, zero-padded and added, gave +0.0)."""
+    packed = torch.tensor([-200.0, 1.0], dtype=torch.float32).repeat(3, 4, 1)  # [3, 4, 2]: (g, v) pairs
+    packed = {"gate_value": packed, "value_gate": packed.flip(-1), "interleaved": packed}[layout]
+    packed = packed.reshape(3, 8) if layout == "interleaved" else packed.transpose(-1, -2).reshape(3, 8)
+    packed = (packed if dim == -1 else packed.movedim(-1, 1).unsqueeze(-1).contiguous()).requires_grad_()
+    with nonlin.kernels.use(route):
+        y = nonlin.functional.swiglu(packed, dim=dim, layout=layout)
+        (grad,) = torch.autograd.grad(y, packed, torch.ones_like(y))
+    assert (grad == 0).all() and torch.signbit(grad).all(), grad
+
+
 @pytest.mark.parametrize("name", GATED)
 def test_gradcheck_float64(name):
     s = nonlin.spec(name)

@@ -95,13 +95,12 @@ def split_packed(
             f"got shape {tuple(packed.shape)}"
         )
     d = n // 2
+    # One split (or unbind) rather than two slices: autograd then assembles the packed gradient from the two
+    # halves' (a concatenation), where two slices' gradients are zero-padded and added (+0 + -0 = +0: a gradient
+    # that rounds to -0 came back as +0)
     if layout == "interleaved":
-        at = [slice(None)] * packed.dim()
-        at[dim] = slice(0, None, 2)
-        g = packed[tuple(at)]
-        at[dim] = slice(1, None, 2)
-        return g, packed[tuple(at)]
-    first, second = packed.narrow(dim, 0, d), packed.narrow(dim, d, d)
+        return packed.unflatten(dim, (d, 2)).unbind(dim % packed.dim() + 1)
+    first, second = packed.split(d, dim)
     return (first, second) if layout == "gate_value" else (second, first)
 
 
