@@ -290,7 +290,7 @@ def choose(
     compiling = torch.compiler.is_compiling()
     if r == "torch":
         if (
-            not extra
+            len(extra) == 0
             and body is s.forward
             and (not params or _at_defaults(s.name, params))
             # Inside torch.compile inductor lowers torch's op its own way (F.elu's expm1 as exp(x) - 1:
@@ -355,7 +355,8 @@ def run(
     [..., 2d] tensor a gated call's g and v are the last dim's halves of, whether the value half comes first),
     where the caller split one (a caller's torch.compile then runs the kernels on it, `dispatch.traced`)."""
     x = main[0]
-    fast = params is _DEFAULTS.get(s.name) and not extra and body is s.forward and not _PINNED and not _RECORD
+    # len(extra): dynamo cannot take the truth of a tuple holding tensors (a graph break in a caller's torch.compile)
+    fast = params is _DEFAULTS.get(s.name) and len(extra) == 0 and body is s.forward and not _PINNED and not _RECORD
     if fast and state.is_default():
         # A call at the entry's defaults whose route was settled before (the torch op, or compiled kernels):
         # one dict lookup, no table walk (benchmarks/call_overhead.py measures what each layer costs).
@@ -376,6 +377,8 @@ def run(
     if r == "fused":
         with _float64_pin(s, x):  # the op records it: its backward computes in float64 too
             return _fused(s, body, main, extra, params, packed)
+    if x.device.type == "cpu" and torch.compiler.is_compiling():
+        dispatch.prepare_eager_trace()
     return eager_apply(s, body, derivative, main, extra, params)
 
 
@@ -472,7 +475,7 @@ def _fused(s: Spec, body, main, extra, params, packed=None) -> torch.Tensor:
     elif (
         torch.is_grad_enabled()
         and x.requires_grad
-        and not extra
+        and len(extra) == 0
         and body is s.forward
         and _torch_forward(s, x)
         and _at_defaults(s.name, params)

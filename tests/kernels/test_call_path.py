@@ -176,11 +176,12 @@ def test_scalar_and_empty_inputs_on_the_direct_path(shape):
 
 
 def test_traced_prepare_carries_dynamos_constant_marker():
-    # dispatch marks _prepare by hand so that importing nonlin does not import torch._dynamo; the marker
-    # must stay the one torch's decorator sets
+    # dispatch marks _prepare and prepare_eager_trace by hand so that importing nonlin does not import
+    # torch._dynamo; the marker must stay the one torch's decorator sets
     marked = torch._dynamo.assume_constant_result(lambda: None)
     names = [k for k in vars(marked) if k.startswith("_dynamo")]
-    assert names and all(getattr(dispatch._prepare, k, None) == getattr(marked, k) for k in names)
+    for fn in (dispatch._prepare, dispatch.prepare_eager_trace):
+        assert names and all(getattr(fn, k, None) == getattr(marked, k) for k in names)
 
 
 def test_importing_nonlin_imports_neither_dynamo_nor_triton():

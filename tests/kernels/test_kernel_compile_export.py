@@ -3,11 +3,13 @@ custom ops in the graph, the same numbers and gradients as eager."""
 
 from __future__ import annotations
 
+import pytest
 import torch
 from torch import nn
 
 import nonlin
-from nonlin.kernels import use
+from nonlin import route
+from nonlin.kernels import cpu, native32, use, vec_convert
 
 
 class GatedMLP(nn.Module):
@@ -93,3 +95,31 @@ def test_compile_and_export_with_saved_output_and_per_channel_parameters():
         assert str(ep.graph).count("nonlin.pointwise") == 2
         y2 = ep.module()(x.detach())
     assert torch.allclose(y2, eager[0], rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.skipif(not cpu.compile_available(), reason="no C++ compiler")
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
+def test_the_eager_route_inside_inductor_is_one_graph_with_the_eager_bits(dtype):
+    """A call the fused path does not trace (an extra input: kappa_swiglu's c) takes the eager float64 formula
+    into a caller's compiled model: one graph (fullgraph: `not extra` on a tuple of tensors was a graph break),
+    the eager path's bits (round_to's compiled form), the vector conversions in its kernels (a bfloat16
+    kappa_swiglu's compiled forward took 10x its direct call without them), forward and backward."""
+    g = torch.Generator().manual_seed(4)
+    x = (torch.randn(64, 64, generator=g) * 4).to(dtype).requires_grad_()
+    c = torch.randn(64, 1, generator=g).to(dtype)
+
+    def model(x, c):
+        return nonlin.functional.kappa_swiglu(x, c=c, kappa_bias=0.5, kappa_scale=0.7)
+
+    def forward_backward(fn):
+        y = fn(x, c)
+        return y, torch.autograd.grad(y.float().square().sum(), x)[0]
+
+    before = vec_convert.patched_sources
+    with route.recording() as taken:
+        got = forward_backward(torch.compile(model, fullgraph=True, dynamic=False))
+    assert {(t[0], t[5]) for t in taken} == {("kappa_swiglu", "eager")}
+    for a, b in zip(got, forward_backward(model), strict=True):
+        assert torch.equal(a.view(torch.int16), b.view(torch.int16))
+    if native32.available():  # inductor builds for AVX2 or AVX-512: the conversions were added
+        assert vec_convert.patched_sources > before

@@ -131,13 +131,23 @@ def test_mask_casts_give_the_generic_forms_bits() -> None:
 
 
 @needs_compile
-@pytest.mark.parametrize("compute", [torch.float32, torch.float64])
-def test_masks_written_to_and_read_from_bools_give_the_generic_forms_bytes(compute) -> None:
+@pytest.mark.parametrize(
+    ("inputs", "compute"),
+    [
+        (torch.float32, torch.float32),
+        (torch.float32, torch.float64),  # a float32 kernel's float64 steps: two double vectors per mask
+        (torch.float64, torch.float64),
+        (torch.bfloat16, torch.float32),  # the half types' kernels: two float vectors per mask
+        (torch.float16, torch.float32),
+    ],
+    ids=lambda d: str(d).removeprefix("torch."),
+)
+def test_masks_written_to_and_read_from_bools_give_the_generic_forms_bytes(inputs, compute) -> None:
     """Comparisons written to a bool array (a compiled model saves them for its backward) and bool arrays read
-    back as masks, in float32 and in float64 kernels: the same bytes and selections as the generic forms
-    (element by element through memory) and eager torch, NaN and signed zeros included; a partial vector at the
-    end (the masked forms)."""
-    x = torch.cat([_float32_patterns(), torch.tensor([0.0, -0.0, 1.0, -1.0])])
+    back as masks, in the kernels of each input dtype, computing in float32 and in float64: the same bytes and
+    selections as the generic forms (element by element through memory) and eager torch, NaN and signed zeros
+    included; a partial vector at the end (the masked forms)."""
+    x = torch.cat([_float32_patterns(), torch.tensor([0.0, -0.0, 1.0, -1.0])]).to(inputs)
     keep = torch.randint(0, 2, x.shape, generator=torch.Generator().manual_seed(3), dtype=torch.bool)
 
     def writes(t):
@@ -146,7 +156,7 @@ def test_masks_written_to_and_read_from_bools_give_the_generic_forms_bytes(compu
 
     def reads(t, k):
         d = t.to(compute)
-        return torch.where(k, d * 3.0, d - 1.0).to(torch.float32)
+        return torch.where(k, d * 3.0, d - 1.0).to(inputs)
 
     before = vec_convert.patched_sources
     for fn, args in ((writes, (x,)), (reads, (x, keep))):
@@ -159,7 +169,9 @@ def test_masks_written_to_and_read_from_bools_give_the_generic_forms_bytes(compu
         for with_vec, generic, want in zip(
             *(r if isinstance(r, tuple) else (r,) for r in (*results, eager)), strict=True
         ):
-            bits = torch.uint8 if want.dtype == torch.bool else torch.int32
+            bits = {torch.bool: torch.uint8, torch.float64: torch.int64, torch.float32: torch.int32}.get(
+                want.dtype, torch.int16
+            )
             assert torch.equal(with_vec.view(bits), generic.view(bits))
             number = want.isnan() if want.is_floating_point() else torch.zeros_like(want)
             assert torch.equal(with_vec[~number].view(bits), want[~number].view(bits))

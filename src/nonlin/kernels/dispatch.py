@@ -79,7 +79,7 @@ def fusable(spec: Spec, main: tuple[torch.Tensor, ...], params: Mapping[str, Any
 
 def call(spec: Spec, body, main, extra, params) -> torch.Tensor:
     """The fused op for one call (inputs already checked by the functional layer)."""
-    if not extra and body is spec.forward and main[0].device.type == "cpu" and not torch.compiler.is_compiling():
+    if len(extra) == 0 and body is spec.forward and main[0].device.type == "cpu" and not torch.compiler.is_compiling():
         job = job_for(spec, main[0].dtype, params)
         if job is not None:
             return run_job(job, main)
@@ -314,7 +314,7 @@ def _gated_forward(job: Job, packed: bool, *inputs: torch.Tensor) -> torch.Tenso
         d2 = base.shape[-1]
         rows = base.view(-1, d2)  # [rows, 2d]
         if job.table is not None:
-            return job.table.forward(rows[:, : d2 // 2], rows[:, d2 // 2 :])
+            return job.table.forward(*gather.packed_halves(rows, value_first=False))
         if job.native is not None:
             y = native32.packed_forward(job.native, rows)
             if y is not None:
@@ -435,7 +435,7 @@ _APPLY = super(torch.autograd.Function, nonlin_fused).apply
 def traceable(spec: Spec, body, extra, params: Mapping[str, Any]) -> bool:
     """Whether a call traced by torch.compile can take the fused path's functions into the caller's graph."""
     return (
-        not extra
+        len(extra) == 0
         and not spec.stochastic
         and body is spec.forward
         and not any(isinstance(v, torch.Tensor) for v in params.values())
@@ -470,8 +470,9 @@ def _prepare(name: str, dtype: torch.dtype, values: tuple, settings: tuple) -> b
             vals, vals32, slopes, wide = job.table._build()
             _TRACED[key] = (_table_forward(vals, vals32), _table_backward(slopes, wide), job, None)
             return True
-        if dtype == torch.float32:  # float64 steps (a float64 compute, or a float32 form's): the caller's inductor
-            vec_convert.install()  # builds their conversions, after this trace
+        # The caller's inductor builds the generated functions after this trace: their float64 steps' conversions
+        # (float32 inputs) and the masks its graph saves as bools for the backward (every dtype) get the vector forms
+        vec_convert.install()
         fwd = cpu.functions(job.plan, job.fwd, False)
         bwd = cpu.functions(job.plan, job.bwd, False)
         _TRACED[key] = (fwd["fwd"], bwd["bwd"], job, None)
@@ -540,11 +541,19 @@ def _table_backward(slopes: torch.Tensor, wide: torch.Tensor | None):
     return grad
 
 
+def prepare_eager_trace() -> bool:
+    """Before the eager route's float64 formula is traced into a caller's compiled CPU graph: the kernels the
+    caller's inductor builds from it get the vector conversions and bool masks (vec_convert.install; a bfloat16
+    kappa_swiglu's compiled forward took 10x its direct call's time with ATen's element-by-element ones)."""
+    return vec_convert.install()
+
+
 # What torch._dynamo.assume_constant_result does (torch 2.11-2.14), without importing torch._dynamo when nonlin
 # is imported: that import costs about a second and imports triton, whose language module is then built
 # without TRITON_INTERPRET if the caller sets it later (every interpreted kernel then fails).
 # tests/kernels/test_call_path.py checks the marker against the decorator.
 _prepare._dynamo_marked_constant = True  # type: ignore[attr-defined]
+prepare_eager_trace._dynamo_marked_constant = True  # type: ignore[attr-defined]
 
 
 def traced(

@@ -13,9 +13,10 @@ same generic form: jumprelu_sae's forward took 5.2 ns per element, 0.56 with the
 (double -> int64 -> int32 masks: a reinterpretation and a vector narrowing, and the way back).
 
 A compiled model saves its comparisons for the backward as bool arrays: the forward kernel writes each mask with
-`VecMask::store(bool*)` and the backward reads it with `VecMask<float, 1>::from(const bool*, count)`, both generic
-forms element by element (ATen specialises neither): squareplus's compiled forward kernel took 16.3 ns per element
-with them, 1.9 without its two stores; its backward 4.7, 2.6 with the masks computed instead of read. The
+`VecMask::store(bool*)` and the backward reads it with `VecMask<float, 1>::from(const bool*, count)` (bfloat16 and
+float16 kernels: `VecMask<float, 2>`, two float vectors), both generic forms element by element (ATen specialises
+neither): squareplus's compiled forward kernel took 16.3 ns per element with them, 1.9 without its two stores; its
+backward 4.7, 2.6 with the masks computed instead of read. The
 specialisations below write a mask's sign bits as bytes and read bytes back into a mask by vector code (AVX-512:
 masked byte loads and stores; AVX2: movemask and a widening), and are added to a kernel that converts or that
 has a bool array argument and a VecMask (tests/kernels/test_vec_convert.py: the generic forms' bytes and lanes).
@@ -24,7 +25,7 @@ has a bool array argument and a VecMask (tests/kernels/test_vec_convert.py: the 
 AVX2, the two mask casts and the bool masks) to the source of every C++ kernel inductor builds while it is active: nonlin enters
 it around the compilation of its own kernels (kernels/cpu.py's `Direct`). Inside a user's torch.compile, nonlin's
 generated functions are traced into the user's graph and built by the user's inductor after the trace, where no
-scope of nonlin's reaches: there `install()` (called by dispatch._prepare when a float32 call is traced) adds them
+scope of nonlin's reaches: there `install()` (called by dispatch._prepare when generated functions are traced) adds them
 to every kernel the process builds from then on, once a probe kernel built with them gave the scalar conversions'
 bits. The bits are the generic form's: widening is exact, and narrowing rounds by the current rounding mode (to
 nearest even) as `static_cast<float>` does, NaN payloads included, and the mask casts select the same lanes
@@ -74,12 +75,48 @@ template <> struct VecConvert<float, 1, double, 2> {
 };
 #endif
 #if defined(CPU_CAPABILITY_AVX512) || defined(CPU_CAPABILITY_AVX2)
+// A half-type kernel's float64 steps (nonlin's float64 formula traced into a compiled model: the eager route,
+// where a parameter is a tensor or the entry takes extra inputs) hold its lanes in two float vectors and four
+// double vectors: the conversions above, per vector (ATen's own for bfloat16 and float16 <-> float)
+template <> struct VecConvert<double, 4, float, 2> {
+  static inline VectorizedN<double, 4> apply(const VectorizedN<float, 2>& src) {
+    VectorizedN<double, 4> out;
+    for (int i = 0; i < 2; ++i) {
+      const VectorizedN<double, 2> part = VecConvert<double, 2, float, 1>::apply(VectorizedN<float, 1>(src[i]));
+      out[2 * i] = part[0];
+      out[2 * i + 1] = part[1];
+    }
+    return out;
+  }
+};
+template <> struct VecConvert<float, 2, double, 4> {
+  static inline VectorizedN<float, 2> apply(const VectorizedN<double, 4>& src) {
+    VectorizedN<float, 2> out;
+    for (int i = 0; i < 2; ++i) {
+      VectorizedN<double, 2> part;
+      part[0] = src[2 * i];
+      part[1] = src[2 * i + 1];
+      out[i] = VecConvert<float, 1, double, 2>::apply(part)[0];
+    }
+    return out;
+  }
+};
+template <> struct VecConvert<double, 4, BFloat16, 1> {
+  static inline VectorizedN<double, 4> apply(const VectorizedN<BFloat16, 1>& src) {
+    return VecConvert<double, 4, float, 2>::apply(VecConvert<float, 2, BFloat16, 1>::apply(src));
+  }
+};
+template <> struct VecConvert<double, 4, Half, 1> {
+  static inline VectorizedN<double, 4> apply(const VectorizedN<Half, 1>& src) {
+    return VecConvert<double, 4, float, 2>::apply(VecConvert<float, 2, Half, 1>::apply(src));
+  }
+};
 // A mask as bools (what VecMask::store writes to a bool array: a saved comparison's bytes), 0 or 1 per lane:
 // the lanes' sign bits (a true lane is all ones) as an integer, one byte per bit
 static inline Vectorized<bool> nonlin_mask_bytes(uint64_t bits, int lanes) {
   __at_align__ bool bytes[Vectorized<bool>::size()] = {};
 #if defined(CPU_CAPABILITY_AVX512)
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(bytes), _mm_maskz_set1_epi8(static_cast<__mmask16>(bits), 1));
+  _mm512_storeu_si512(bytes, _mm512_maskz_set1_epi8(static_cast<__mmask64>(bits), 1));
 #else
   for (int i = 0; i < lanes; ++i) bytes[i] = (bits >> i) & 1;
 #endif
@@ -99,6 +136,26 @@ template <> template <> inline VecMask<float, 1> VecMask<float, 1>::from<const b
   return Vectorized<float>(_mm256_castsi256_ps(_mm256_cmpgt_epi32(lanes, _mm256_setzero_si256())));
 #endif
 }
+// The same for the two float vectors of a half-type kernel's mask (bfloat16 and float16 compute in float32; float64
+// kernels read their masks as VecMask<float, 1> and cast them)
+template <> template <> inline VecMask<float, 2> VecMask<float, 2>::from<const bool>(const bool* b, int count) {
+  VectorizedN<float, 2> out;
+#if defined(CPU_CAPABILITY_AVX512)
+  const __mmask32 in = count >= 32 ? 0xFFFFFFFFu : (1u << count) - 1;
+  const __m256i bytes = _mm256_maskz_loadu_epi8(in, b);
+  const __mmask32 set = _mm256_test_epi8_mask(bytes, bytes);
+  out[0] = Vectorized<float>(_mm512_castsi512_ps(_mm512_maskz_set1_epi32(static_cast<__mmask16>(set), -1)));
+  out[1] = Vectorized<float>(_mm512_castsi512_ps(_mm512_maskz_set1_epi32(static_cast<__mmask16>(set >> 16), -1)));
+#else
+  __at_align__ uint8_t bytes[16] = {};
+  std::memcpy(bytes, b, std::min(count, 16));
+  const __m128i all = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes));
+  const __m256i zero = _mm256_setzero_si256();
+  out[0] = Vectorized<float>(_mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_cvtepu8_epi32(all), zero)));
+  out[1] = Vectorized<float>(_mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_cvtepu8_epi32(_mm_srli_si128(all, 8)), zero)));
+#endif
+  return VecMask<float, 2>(out);
+}
 template <> struct VecMaskTo<bool, 1, float, 1> {
   static inline VecMask<bool, 1> apply(const VecMask<float, 1>& mask) {
     const Vectorized<float> v = VectorizedN<float, 1>(mask)[0];
@@ -108,6 +165,19 @@ template <> struct VecMaskTo<bool, 1, float, 1> {
     const uint64_t bits = static_cast<uint32_t>(_mm256_movemask_ps(v));
 #endif
     return nonlin_mask_bytes(bits, Vectorized<float>::size());
+  }
+};
+template <> struct VecMaskTo<bool, 1, float, 2> {
+  static inline VecMask<bool, 1> apply(const VecMask<float, 2>& mask) {
+    const VectorizedN<float, 2> v = mask;
+#if defined(CPU_CAPABILITY_AVX512)
+    const uint64_t bits = _mm512_movepi32_mask(_mm512_castps_si512(v[0])) |
+                          (static_cast<uint64_t>(_mm512_movepi32_mask(_mm512_castps_si512(v[1]))) << 16);
+#else
+    const uint64_t bits = static_cast<uint32_t>(_mm256_movemask_ps(v[0])) |
+                          (static_cast<uint64_t>(_mm256_movemask_ps(v[1])) << 8);
+#endif
+    return nonlin_mask_bytes(bits, 2 * Vectorized<float>::size());
   }
 };
 template <> struct VecMaskTo<bool, 1, double, 2> {
@@ -138,7 +208,12 @@ template <> struct VecMaskCast<double, 2, int, 1> {
 """
 
 _PREFIX = "#include <torch/csrc/inductor/cpp_prefix.h>\n"
-_CONVERSIONS = ("convert<double,2,float,1>", "convert<float,1,double,2>")
+_CONVERSIONS = (
+    "convert<double,2,float,1>",
+    "convert<float,1,double,2>",
+    "convert<double,4,",
+    "convert<float,2,double,4>",
+)
 
 _LOCK = threading.Lock()
 patched_sources = 0  # kernels that got the specialisations (tests read it)
