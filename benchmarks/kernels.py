@@ -8,7 +8,8 @@
 Columns (median ms of interleaved rounds: every column is timed once per round, in turn, so a drift of the
 machine's load hits them alike):
 - torch: torch's own op (spec.torch_equivalent), or the entry's formula in torch ops, in the input dtype;
-- compile: torch.compile of that;
+- compile: torch.compile of that, built without nonlin's vector forms of ATen's generic conversions and bool
+  masks (`nonlin.kernels.vec_convert`: once installed they reach every kernel the process builds);
 - default: nonlin.functional with no nonlin.use (the route table, nonlin.route; the route it took is shown),
   timed after `route.WARM_CALLS` calls (a small call takes the fused route once its kernels are compiled, as in
   a training loop's later steps; the first calls of a process run eagerly);
@@ -28,6 +29,7 @@ import os
 os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")  # large CPU allocations page-fault without it
 
 import argparse
+import contextlib
 import statistics
 import sys
 import time
@@ -41,7 +43,7 @@ from rich.table import Table
 
 import nonlin
 from nonlin import route
-from nonlin.kernels import use
+from nonlin.kernels import use, vec_convert
 from nonlin.ops import TORCH
 
 CPU_ENTRIES = ["relu", "gelu", "gelu_tanh", "silu", "mish", "snake", "swiglu", "geglu"]
@@ -244,8 +246,11 @@ def bench_case(name: str, tokens: int, d_ff: int, dtype, device, reps: int, roun
         jobs.items()
     ):  # first calls compile; the default path's small calls once warm (route.WARM_CALLS)
         try:
-            for _ in range(route.WARM_CALLS + 1 if k[0] == "default" else 1):
-                job()
+            # torch.compile's baseline built as a process without nonlin builds it: nonlin's vector forms of
+            # ATen's generic conversions and bool masks (vec_convert.install, once a traced call ran) left out
+            with vec_convert.without() if k[0] == "compile" else contextlib.nullcontext():
+                for _ in range(route.WARM_CALLS + 1 if k[0] == "default" else 1):
+                    job()
         except (NotImplementedError, RuntimeError) as e:
             if k[0] not in BASELINES:
                 raise  # nonlin's own columns must run

@@ -3,8 +3,6 @@ the same bits as inductor's generic conversions and ATen's, every class of value
 
 from __future__ import annotations
 
-import contextlib
-
 import pytest
 import torch
 
@@ -41,21 +39,7 @@ def _float32_patterns(n: int = 1 << 16) -> torch.Tensor:
 def _compiled(fn, conversions: bool):
     torch._dynamo.reset()
     compiled = torch.compile(fn, fullgraph=True, dynamic=False)
-    return compiled, (vec_convert.vector_conversions() if conversions else _generic())
-
-
-@contextlib.contextmanager
-def _generic():
-    """inductor's own conversions, also where install() put the specialisations in for the whole process."""
-    hook = vec_convert._hook()
-    current = hook.cpp_pybinding if hook is not None else None
-    if current is not None and hasattr(current, "nonlin_original"):
-        hook.cpp_pybinding = current.nonlin_original
-    try:
-        yield
-    finally:
-        if current is not None:
-            hook.cpp_pybinding = current
+    return compiled, (vec_convert.vector_conversions() if conversions else vec_convert.without())
 
 
 def _run(fn, x: torch.Tensor, conversions: bool) -> torch.Tensor:
@@ -235,6 +219,6 @@ def test_where_the_specialisations_do_not_compile_nonlins_kernels_are_built_with
     p = plan(spec, "plain", tuple(sorted(spec.defaults().items())), (), ())
     fn = cpu.functions(p, "float64", False)["fwd"]
     x = torch.linspace(-4, 4, 1001)
-    with _generic():  # (a process where install() ran would add the broken text to the retry too)
+    with vec_convert.without():  # (a process where install() ran would add the broken text to the retry too)
         built = cpu.Direct(fn, cpu._examples((x,)), "hardswish.fwd").call(x)[0]
     assert torch.equal(built.view(torch.int32), fn(x, None).view(torch.int32))

@@ -278,6 +278,23 @@ def vector_conversions(also: Callable[[str], str] | None = None) -> Iterator[Non
             hook.cpp_pybinding = original
 
 
+@contextlib.contextmanager
+def without() -> Iterator[None]:
+    """While active, the C++ kernels inductor builds get none of the specialisations, also where `install()` or a
+    `vector_conversions` scope added them: inductor's own code, as a process without nonlin builds it (the
+    baselines of benchmarks/kernels.py, which a user would run instead; the generic forms tests compare with)."""
+    hook = _hook()
+    current = hook.cpp_pybinding if hook is not None else None
+    if current is None or not hasattr(current, "nonlin_original"):
+        yield
+        return
+    hook.cpp_pybinding = current.nonlin_original  # (not under _LOCK: a vector_conversions scope may hold it)
+    try:
+        yield
+    finally:
+        hook.cpp_pybinding = current
+
+
 def install() -> bool:
     """Give every C++ kernel inductor builds from now on in this process the vector conversions, once a probe
     kernel built with them gives the generic conversions' bits; returns whether they are installed.
