@@ -132,7 +132,7 @@ class _SpecFunction(torch.autograd.Function):
     def forward(ctx, spec, body, derivative, n_main, floats, tensor_names, *tensors):
         out_dtype = tensors[0].dtype
         cd = compute_dtype(out_dtype)
-        ctx.spec, ctx.body, ctx.derivative = spec, body, derivative
+        ctx.rules, ctx.body, ctx.derivative = spec.param_rules, body, derivative
         ctx.n_main, ctx.floats, ctx.tensor_names = n_main, floats, tensor_names
         ctx.save_for_backward(*tensors)
         args, params = _unpack([t.to(cd) for t in tensors], n_main, floats, tensor_names)
@@ -154,20 +154,26 @@ class _SpecFunction(torch.autograd.Function):
                 if needs[i]:
                     grads[i] = round_to(_sum_to(go * d[i], tensors[i].shape), tensors[i].dtype)
         rest = [i for i in range(ctx.n_main, len(tensors)) if needs[i]]
-        rules = dict(ctx.spec.param_rules)
+        rules = dict(ctx.rules)
         first_param = len(tensors) - len(ctx.tensor_names)
         for i in [i for i in rest if i >= first_param and ctx.tensor_names[i - first_param] in rules]:
             d = rules[ctx.tensor_names[i - first_param]](TORCH, *args, **params)
             grads[i] = round_to(_sum_to(go * d, tensors[i].shape), tensors[i].dtype)
             rest.remove(i)
         if rest:
-            with torch.enable_grad():
-                leaves = [u.detach().requires_grad_(i in rest) for i, u in enumerate(up)]
-                a2, p2 = _unpack(leaves, ctx.n_main, ctx.floats, ctx.tensor_names)
-                y = ctx.body(TORCH, *a2, **p2)
-                got = torch.autograd.grad(y, [leaves[i] for i in rest], go, allow_unused=True)
-            for i, g in zip(rest, got, strict=True):
-                grads[i] = torch.zeros_like(tensors[i]) if g is None else round_to(g, tensors[i].dtype)
+
+            def body_of(*varied):
+                inputs = list(up)
+                for i, u in zip(rest, varied, strict=True):
+                    inputs[i] = u
+                a2, p2 = _unpack(inputs, ctx.n_main, ctx.floats, ctx.tensor_names)
+                return ctx.body(TORCH, *a2, **p2)
+
+            # torch.func.vjp, not torch.autograd.grad: dynamo traces it (a caller's torch.compile traces this
+            # backward with the forward; autograd.grad there is a graph break)
+            _, pullback = torch.func.vjp(body_of, *(up[i] for i in rest))
+            for i, g in zip(rest, pullback(go), strict=True):
+                grads[i] = round_to(g, tensors[i].dtype)
         return (None, None, None, None, None, None, *grads)
 
 

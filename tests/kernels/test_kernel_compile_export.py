@@ -123,3 +123,36 @@ def test_the_eager_route_inside_inductor_is_one_graph_with_the_eager_bits(dtype)
         assert torch.equal(a.view(torch.int16), b.view(torch.int16))
     if native32.available():  # inductor builds for AVX2 or AVX-512: the conversions were added
         assert vec_convert.patched_sources > before
+
+
+LEARNABLE = [
+    n
+    for n in nonlin.names()
+    if nonlin.spec(n).kind.name in ("POINTWISE", "GATED") and any(p.learnable for p in nonlin.spec(n).params)
+]
+
+
+@pytest.mark.parametrize("name", LEARNABLE)
+def test_learnable_parameters_compile_as_one_graph_with_the_eager_numbers(name):
+    """Every entry with a learnable parameter, as a module with its parameters learned, in a caller's
+    torch.compile (inductor, fullgraph): the eager route's output bits and gradients, the parameters' included.
+    Their gradients without a declared rule come from torch.func.vjp of the entry's body, which dynamo traces
+    (torch.autograd.grad there was a graph break), through the compiled forms of the primitives (the float64
+    expm1's quotient had made pelu's d/db NaN)."""
+    spec = nonlin.spec(name)
+    module = nonlin.get(name, learnable=True)
+    g = torch.Generator().manual_seed(0)
+    x = (torch.randn(16, 32, generator=g) * 3).requires_grad_()
+    extra = {"c": torch.randn(16, 1, generator=g)} if spec.extra_inputs else {}
+
+    def forward_backward(fn):
+        y = fn(x, **extra)
+        return y, torch.autograd.grad(y.square().sum(), [x, *module.parameters()])
+
+    torch._dynamo.reset()
+    y, grads = forward_backward(torch.compile(module, fullgraph=True, dynamic=False))
+    y_eager, grads_eager = forward_backward(module)
+    assert torch.equal(y, y_eager)
+    for got, want in zip(grads, grads_eager, strict=True):
+        assert not got.isnan().any()
+        torch.testing.assert_close(got, want, rtol=1e-6, atol=0)

@@ -734,7 +734,10 @@ class CompiledTorchOps(TorchOps):
         # u == inf stays inf; NaN propagates.
         u = torch.exp(x)
         um1 = u - 1.0
-        r = um1 * (x / torch.log(u))
+        # The quotient's lanes only: elsewhere its 0/0 and inf/inf would make a gradient taken through this form
+        # NaN (torch.func.vjp of an entry's body for a learnable parameter, nonlin.autograd), though unselected
+        other = small | (um1 == -1.0) | (u == math.inf)
+        r = um1 * (torch.where(other, 1.0, x) / torch.log(torch.where(other, math.e, u)))
         r = torch.where(um1 == -1.0, um1, r)
         r = torch.where(u == math.inf, u, r)
         return torch.where(small, taylor, r)
