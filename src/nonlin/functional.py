@@ -100,7 +100,7 @@ def split_packed(
     # that rounds to -0 came back as +0)
     if layout == "interleaved":
         return packed.unflatten(dim, (d, 2)).unbind(dim % packed.dim() + 1)
-    first, second = packed.split(d, dim)
+    first, second = packed.split([d, d], dim)
     return (first, second) if layout == "gate_value" else (second, first)
 
 

@@ -89,28 +89,31 @@ def test_conversions_give_the_generic_forms_bits(direction: str) -> None:
 
 
 @needs_compile
-def test_mask_casts_give_the_generic_forms_bits() -> None:
+@pytest.mark.parametrize("inputs", [torch.float32, torch.bfloat16, torch.float16], ids=str)
+def test_mask_casts_give_the_generic_forms_bits(inputs) -> None:
     """A float64 kernel that combines comparisons (|, &, ~) casts its double masks to int32 masks and back
-    (inductor's code for jumprelu_sae's keep(x > theta, x) in float64); the specialised casts select what the
-    generic ones (element by element through memory) select, bit for bit, and what eager torch selects (NaN where
-    it gives NaN), signed zeros included."""
-    x = torch.cat([_float32_patterns(), torch.tensor([0.001, 0.0010000001, 2.0, -2.0])])
+    (inductor's code for jumprelu_sae's keep(x > theta, x) in float64; a half-type kernel's float64 steps cast
+    its float masks, two vectors, to double masks, four); the specialised casts select what the generic ones
+    (element by element through memory) select, bit for bit, and what eager torch selects (NaN where it gives
+    NaN), signed zeros included."""
+    x = torch.cat([_float32_patterns(), torch.tensor([0.001, 0.0010000001, 2.0, -2.0])]).to(inputs)
 
     def fn(t):
         d = t.to(torch.float64)
         keep = ((d > 0.001) | torch.isnan(d)) & ~(d == 2.0)
-        return torch.where(keep, d, torch.zeros_like(d)).to(torch.float32)
+        return torch.where(keep & (t.float() < 1e30), d, torch.zeros_like(d)).to(inputs)
 
     before = vec_convert.patched_sources
     with_vec = _run(fn, x, True)
     generic = _run(fn, x, False)
     if native32.available():
         assert vec_convert.patched_sources > before
-    assert torch.equal(with_vec.view(torch.int32), generic.view(torch.int32))
+    bits = torch.int32 if inputs == torch.float32 else torch.int16
+    assert torch.equal(with_vec.view(bits), generic.view(bits))
     # (eager torch's NaN payloads are its own: inductor's scalar build, the "default" ISA, narrows them otherwise)
     eager = fn(x)
     number = ~eager.isnan()
-    assert torch.equal(with_vec[number].view(torch.int32), eager[number].view(torch.int32))
+    assert torch.equal(with_vec[number].view(bits), eager[number].view(bits))
     assert with_vec[~number].isnan().all()
 
 
@@ -123,6 +126,7 @@ def test_mask_casts_give_the_generic_forms_bits() -> None:
         (torch.float64, torch.float64),
         (torch.bfloat16, torch.float32),  # the half types' kernels: two float vectors per mask
         (torch.float16, torch.float32),
+        (torch.bfloat16, torch.float64),  # and their float64 steps (the eager route's formula): four doubles
     ],
     ids=lambda d: str(d).removeprefix("torch."),
 )
@@ -156,9 +160,12 @@ def test_masks_written_to_and_read_from_bools_give_the_generic_forms_bytes(input
             bits = {torch.bool: torch.uint8, torch.float64: torch.int64, torch.float32: torch.int32}.get(
                 want.dtype, torch.int16
             )
-            assert torch.equal(with_vec.view(bits), generic.view(bits))
-            number = want.isnan() if want.is_floating_point() else torch.zeros_like(want)
-            assert torch.equal(with_vec[~number].view(bits), want[~number].view(bits))
+            # (NaN payloads: a half type's NaN from float64 is ATen's vector float -> half conversion's, as eager
+            # torch's, where the generic form's scalar one gives the canonical NaN)
+            nan = want.isnan() if want.is_floating_point() else torch.zeros_like(want)
+            assert torch.equal(with_vec.isnan() if want.is_floating_point() else nan, nan)
+            assert torch.equal(with_vec[~nan].view(bits), generic[~nan].view(bits))
+            assert torch.equal(with_vec[~nan].view(bits), want[~nan].view(bits))
     if native32.available():  # inductor builds for AVX2 or AVX-512: the masks were specialised
         assert vec_convert.patched_sources > before
 

@@ -111,6 +111,37 @@ template <> struct VecConvert<double, 4, Half, 1> {
     return VecConvert<double, 4, float, 2>::apply(VecConvert<float, 2, Half, 1>::apply(src));
   }
 };
+template <> struct VecConvert<BFloat16, 1, double, 4> {  // (through float, as the generic form's static_cast)
+  static inline VectorizedN<BFloat16, 1> apply(const VectorizedN<double, 4>& src) {
+    return VecConvert<BFloat16, 1, float, 2>::apply(VecConvert<float, 2, double, 4>::apply(src));
+  }
+};
+template <> struct VecConvert<Half, 1, double, 4> {
+  static inline VectorizedN<Half, 1> apply(const VectorizedN<double, 4>& src) {
+    return VecConvert<Half, 1, float, 2>::apply(VecConvert<float, 2, double, 4>::apply(src));
+  }
+};
+// and their masks: four double vectors to two float or int vectors and back, through ATen's int64 masks
+template <> struct VecMaskCast<double, 4, float, 2> {
+  static inline VecMask<double, 4> apply(const VecMask<float, 2>& mask) {
+    return VecMaskCast<double, 4, int64_t, 4>::apply(VecMaskCast<int64_t, 4, float, 2>::apply(mask));
+  }
+};
+template <> struct VecMaskCast<float, 2, double, 4> {
+  static inline VecMask<float, 2> apply(const VecMask<double, 4>& mask) {
+    return VecMaskCast<float, 2, int64_t, 4>::apply(VecMaskCast<int64_t, 4, double, 4>::apply(mask));
+  }
+};
+template <> struct VecMaskCast<double, 4, int, 2> {
+  static inline VecMask<double, 4> apply(const VecMask<int, 2>& mask) {
+    return VecMaskCast<double, 4, int64_t, 4>::apply(VecMaskCast<int64_t, 4, int, 2>::apply(mask));
+  }
+};
+template <> struct VecMaskCast<int, 2, double, 4> {
+  static inline VecMask<int, 2> apply(const VecMask<double, 4>& mask) {
+    return VecMaskCast<int, 2, int64_t, 4>::apply(VecMaskCast<int64_t, 4, double, 4>::apply(mask));
+  }
+};
 // A mask as bools (what VecMask::store writes to a bool array: a saved comparison's bytes), 0 or 1 per lane:
 // the lanes' sign bits (a true lane is all ones) as an integer, one byte per bit
 static inline Vectorized<bool> nonlin_mask_bytes(uint64_t bits, int lanes) {
@@ -191,6 +222,20 @@ template <> struct VecMaskTo<bool, 1, double, 2> {
                           (static_cast<uint64_t>(_mm256_movemask_pd(v[1])) << 4);
 #endif
     return nonlin_mask_bytes(bits, 2 * Vectorized<double>::size());
+  }
+};
+template <> struct VecMaskTo<bool, 1, double, 4> {
+  static inline VecMask<bool, 1> apply(const VecMask<double, 4>& mask) {
+    const VectorizedN<double, 4> v = mask;
+    uint64_t bits = 0;
+    for (int i = 0; i < 4; ++i) {
+#if defined(CPU_CAPABILITY_AVX512)
+      bits |= static_cast<uint64_t>(_mm512_movepi64_mask(_mm512_castpd_si512(v[i]))) << (8 * i);
+#else
+      bits |= static_cast<uint64_t>(_mm256_movemask_pd(v[i])) << (4 * i);
+#endif
+    }
+    return nonlin_mask_bytes(bits, 4 * Vectorized<double>::size());
   }
 };
 template <> struct VecMaskCast<int, 1, double, 2> {
