@@ -187,56 +187,40 @@ template <> template <> inline VecMask<float, 2> VecMask<float, 2>::from<const b
 #endif
   return VecMask<float, 2>(out);
 }
-template <> struct VecMaskTo<bool, 1, float, 1> {
-  static inline VecMask<bool, 1> apply(const VecMask<float, 1>& mask) {
-    const Vectorized<float> v = VectorizedN<float, 1>(mask)[0];
+// The sign bits of a mask's lanes (a true lane is all ones), lane i at bit i, for the bool forms below
+static inline uint64_t nonlin_sign_bits(const Vectorized<float>& v) {
 #if defined(CPU_CAPABILITY_AVX512)
-    const uint64_t bits = _mm512_movepi32_mask(_mm512_castps_si512(v));
+  return _mm512_movepi32_mask(_mm512_castps_si512(v));
 #else
-    const uint64_t bits = static_cast<uint32_t>(_mm256_movemask_ps(v));
+  return static_cast<uint32_t>(_mm256_movemask_ps(v));
 #endif
-    return nonlin_mask_bytes(bits, Vectorized<float>::size());
-  }
+}
+static inline uint64_t nonlin_sign_bits(const Vectorized<double>& v) {
+#if defined(CPU_CAPABILITY_AVX512)
+  return _mm512_movepi64_mask(_mm512_castpd_si512(v));
+#else
+  return static_cast<uint32_t>(_mm256_movemask_pd(v));
+#endif
+}
+template <typename T, int N> static inline VecMask<bool, 1> nonlin_mask_as_bools(const VecMask<T, N>& mask) {
+  const VectorizedN<T, N> v = mask;
+  uint64_t bits = 0;
+  for (int i = 0; i < N; ++i) bits |= nonlin_sign_bits(v[i]) << (i * Vectorized<T>::size());
+  return nonlin_mask_bytes(bits, N * Vectorized<T>::size());
+}
+// A float32 kernel's masks (one float vector, or two double vectors where it computes in float64), a half-type
+// kernel's (two float vectors, or four doubles)
+template <> struct VecMaskTo<bool, 1, float, 1> {
+  static inline VecMask<bool, 1> apply(const VecMask<float, 1>& mask) { return nonlin_mask_as_bools(mask); }
 };
 template <> struct VecMaskTo<bool, 1, float, 2> {
-  static inline VecMask<bool, 1> apply(const VecMask<float, 2>& mask) {
-    const VectorizedN<float, 2> v = mask;
-#if defined(CPU_CAPABILITY_AVX512)
-    const uint64_t bits = _mm512_movepi32_mask(_mm512_castps_si512(v[0])) |
-                          (static_cast<uint64_t>(_mm512_movepi32_mask(_mm512_castps_si512(v[1]))) << 16);
-#else
-    const uint64_t bits = static_cast<uint32_t>(_mm256_movemask_ps(v[0])) |
-                          (static_cast<uint64_t>(_mm256_movemask_ps(v[1])) << 8);
-#endif
-    return nonlin_mask_bytes(bits, 2 * Vectorized<float>::size());
-  }
+  static inline VecMask<bool, 1> apply(const VecMask<float, 2>& mask) { return nonlin_mask_as_bools(mask); }
 };
 template <> struct VecMaskTo<bool, 1, double, 2> {
-  static inline VecMask<bool, 1> apply(const VecMask<double, 2>& mask) {
-    const VectorizedN<double, 2> v = mask;
-#if defined(CPU_CAPABILITY_AVX512)
-    const uint64_t bits = _mm512_movepi64_mask(_mm512_castpd_si512(v[0])) |
-                          (static_cast<uint64_t>(_mm512_movepi64_mask(_mm512_castpd_si512(v[1]))) << 8);
-#else
-    const uint64_t bits = static_cast<uint32_t>(_mm256_movemask_pd(v[0])) |
-                          (static_cast<uint64_t>(_mm256_movemask_pd(v[1])) << 4);
-#endif
-    return nonlin_mask_bytes(bits, 2 * Vectorized<double>::size());
-  }
+  static inline VecMask<bool, 1> apply(const VecMask<double, 2>& mask) { return nonlin_mask_as_bools(mask); }
 };
 template <> struct VecMaskTo<bool, 1, double, 4> {
-  static inline VecMask<bool, 1> apply(const VecMask<double, 4>& mask) {
-    const VectorizedN<double, 4> v = mask;
-    uint64_t bits = 0;
-    for (int i = 0; i < 4; ++i) {
-#if defined(CPU_CAPABILITY_AVX512)
-      bits |= static_cast<uint64_t>(_mm512_movepi64_mask(_mm512_castpd_si512(v[i]))) << (8 * i);
-#else
-      bits |= static_cast<uint64_t>(_mm256_movemask_pd(v[i])) << (4 * i);
-#endif
-    }
-    return nonlin_mask_bytes(bits, 4 * Vectorized<double>::size());
-  }
+  static inline VecMask<bool, 1> apply(const VecMask<double, 4>& mask) { return nonlin_mask_as_bools(mask); }
 };
 template <> struct VecMaskCast<int, 1, double, 2> {
   static inline VecMask<int, 1> apply(const VecMask<double, 2>& mask) {
