@@ -101,45 +101,27 @@ template <> struct VecConvert<float, 2, double, 4> {
     return out;
   }
 };
-template <> struct VecConvert<double, 4, BFloat16, 1> {
-  static inline VectorizedN<double, 4> apply(const VectorizedN<BFloat16, 1>& src) {
-    return VecConvert<double, 4, float, 2>::apply(VecConvert<float, 2, BFloat16, 1>::apply(src));
+template <typename H> struct VecConvert<double, 4, H, 1, std::enable_if_t<is_reduced_floating_point_v<H>>> {
+  static inline VectorizedN<double, 4> apply(const VectorizedN<H, 1>& src) {
+    return VecConvert<double, 4, float, 2>::apply(VecConvert<float, 2, H, 1>::apply(src));
   }
 };
-template <> struct VecConvert<double, 4, Half, 1> {
-  static inline VectorizedN<double, 4> apply(const VectorizedN<Half, 1>& src) {
-    return VecConvert<double, 4, float, 2>::apply(VecConvert<float, 2, Half, 1>::apply(src));
-  }
-};
-template <> struct VecConvert<BFloat16, 1, double, 4> {  // (through float, as the generic form's static_cast)
-  static inline VectorizedN<BFloat16, 1> apply(const VectorizedN<double, 4>& src) {
-    return VecConvert<BFloat16, 1, float, 2>::apply(VecConvert<float, 2, double, 4>::apply(src));
-  }
-};
-template <> struct VecConvert<Half, 1, double, 4> {
-  static inline VectorizedN<Half, 1> apply(const VectorizedN<double, 4>& src) {
-    return VecConvert<Half, 1, float, 2>::apply(VecConvert<float, 2, double, 4>::apply(src));
+template <typename H> struct VecConvert<H, 1, double, 4, std::enable_if_t<is_reduced_floating_point_v<H>>> {
+  static inline VectorizedN<H, 1> apply(const VectorizedN<double, 4>& src) {  // (through float: static_cast's way)
+    return VecConvert<H, 1, float, 2>::apply(VecConvert<float, 2, double, 4>::apply(src));
   }
 };
 // and their masks: four double vectors to two float or int vectors and back, through ATen's int64 masks
-template <> struct VecMaskCast<double, 4, float, 2> {
-  static inline VecMask<double, 4> apply(const VecMask<float, 2>& mask) {
-    return VecMaskCast<double, 4, int64_t, 4>::apply(VecMaskCast<int64_t, 4, float, 2>::apply(mask));
+template <typename T>
+struct VecMaskCast<double, 4, T, 2, std::enable_if_t<std::is_same_v<T, float> || std::is_same_v<T, int>>> {
+  static inline VecMask<double, 4> apply(const VecMask<T, 2>& mask) {
+    return VecMaskCast<double, 4, int64_t, 4>::apply(VecMaskCast<int64_t, 4, T, 2>::apply(mask));
   }
 };
-template <> struct VecMaskCast<float, 2, double, 4> {
-  static inline VecMask<float, 2> apply(const VecMask<double, 4>& mask) {
-    return VecMaskCast<float, 2, int64_t, 4>::apply(VecMaskCast<int64_t, 4, double, 4>::apply(mask));
-  }
-};
-template <> struct VecMaskCast<double, 4, int, 2> {
-  static inline VecMask<double, 4> apply(const VecMask<int, 2>& mask) {
-    return VecMaskCast<double, 4, int64_t, 4>::apply(VecMaskCast<int64_t, 4, int, 2>::apply(mask));
-  }
-};
-template <> struct VecMaskCast<int, 2, double, 4> {
-  static inline VecMask<int, 2> apply(const VecMask<double, 4>& mask) {
-    return VecMaskCast<int, 2, int64_t, 4>::apply(VecMaskCast<int64_t, 4, double, 4>::apply(mask));
+template <typename T>
+struct VecMaskCast<T, 2, double, 4, std::enable_if_t<std::is_same_v<T, float> || std::is_same_v<T, int>>> {
+  static inline VecMask<T, 2> apply(const VecMask<double, 4>& mask) {
+    return VecMaskCast<T, 2, int64_t, 4>::apply(VecMaskCast<int64_t, 4, double, 4>::apply(mask));
   }
 };
 // A mask as bools (what VecMask::store writes to a bool array: a saved comparison's bytes), 0 or 1 per lane:
