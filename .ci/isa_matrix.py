@@ -36,6 +36,7 @@ TESTS = [
     "tests/kernels/test_kernel_table.py",
     "tests/kernels/test_native32.py",
     "tests/kernels/test_vec_convert.py",
+    "tests/test_round_to.py",
     "tests/kernels/test_prefetch.py",
     "tests/kernels/test_mask_moves.py",
     "tests/test_pointwise.py",

@@ -135,7 +135,7 @@ LEARNABLE = [
 @pytest.mark.parametrize("name", LEARNABLE)
 def test_learnable_parameters_compile_as_one_graph_with_the_eager_numbers(name):
     """Every entry with a learnable parameter, as a module with its parameters learned, in a caller's
-    torch.compile (inductor, fullgraph): the eager route's output bits and gradients, the parameters' included.
+    torch.compile (inductor, fullgraph): the eager route's outputs and gradients, the parameters' included.
     Their gradients without a declared rule come from torch.func.vjp of the entry's body, which dynamo traces
     (torch.autograd.grad there was a graph break), through the compiled forms of the primitives (the float64
     expm1's quotient had made pelu's d/db NaN)."""
@@ -152,7 +152,9 @@ def test_learnable_parameters_compile_as_one_graph_with_the_eager_numbers(name):
     torch._dynamo.reset()
     y, grads = forward_backward(torch.compile(module, fullgraph=True, dynamic=False))
     y_eager, grads_eager = forward_backward(module)
-    assert torch.equal(y, y_eager)
+    # (within a float32 ULP: the compiled forms of some primitives, expm1's and erfc's, round their last float64
+    # bits otherwise than the eager ops, which can move a float32 result at a near-tie)
+    torch.testing.assert_close(y, y_eager, rtol=2.0**-23, atol=0)
     for got, want in zip(grads, grads_eager, strict=True):
         assert not got.isnan().any()
         torch.testing.assert_close(got, want, rtol=1e-6, atol=0)
