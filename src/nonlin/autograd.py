@@ -161,20 +161,30 @@ class _SpecFunction(torch.autograd.Function):
             grads[i] = round_to(_sum_to(go * d, tensors[i].shape), tensors[i].dtype)
             rest.remove(i)
         if rest:
-
-            def body_of(*varied):
-                inputs = list(up)
-                for i, u in zip(rest, varied, strict=True):
-                    inputs[i] = u
-                a2, p2 = _unpack(inputs, ctx.n_main, ctx.floats, ctx.tensor_names)
-                return ctx.body(TORCH, *a2, **p2)
-
-            # torch.func.vjp, not torch.autograd.grad: dynamo traces it (a caller's torch.compile traces this
-            # backward with the forward; autograd.grad there is a graph break)
-            _, pullback = torch.func.vjp(body_of, *(up[i] for i in rest))
-            for i, g in zip(rest, pullback(go), strict=True):
-                grads[i] = round_to(g, tensors[i].dtype)
+            for i, g in zip(rest, _body_gradients(ctx, up, rest, go), strict=True):
+                grads[i] = torch.zeros_like(tensors[i]) if g is None else round_to(g, tensors[i].dtype)
         return (None, None, None, None, None, None, *grads)
+
+
+def _body_gradients(ctx, up: list[torch.Tensor], rest: list[int], go: torch.Tensor) -> tuple:
+    """The gradients of the entry's body for the inputs `rest` (extra inputs, parameters without a declared rule),
+    by autograd of the forward recomputed. Inside torch.compile by torch.func.vjp, which dynamo traces (the
+    caller's compile traces this backward with the forward; torch.autograd.grad there is a graph break);
+    eagerly by torch.autograd.grad, which costs less per call (swish with a tensor beta at 64 elements, forward
+    and backward: 0.81 ms against 1.10 with vjp)."""
+
+    def body_of(*varied):
+        inputs = list(up)
+        for i, u in zip(rest, varied, strict=True):
+            inputs[i] = u
+        a2, p2 = _unpack(inputs, ctx.n_main, ctx.floats, ctx.tensor_names)
+        return ctx.body(TORCH, *a2, **p2)
+
+    if torch.compiler.is_compiling():
+        return torch.func.vjp(body_of, *(up[i] for i in rest))[1](go)
+    with torch.enable_grad():
+        leaves = [up[i].detach().requires_grad_() for i in rest]
+        return torch.autograd.grad(body_of(*leaves), leaves, go, allow_unused=True)
 
 
 def _sum_to(t: torch.Tensor, shape: torch.Size) -> torch.Tensor:
