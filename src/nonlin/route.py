@@ -311,7 +311,7 @@ def choose(
                 # the eager formula (portable: no nonlin op needed to run the program).
                 if torch.compiler.is_exporting():
                     return "eager"
-                return "fused" if dispatch.traceable(s, body, extra, params) else "eager"
+                return "fused" if dispatch.traceable(s, body) else "eager"
             if not dispatch.compile_available():
                 return "eager"
             if key[4] == "small" and "size" not in _PINNED and not _warm(s, x, key, params):
@@ -470,8 +470,8 @@ def _fused(s: Spec, body, main, extra, params, packed=None) -> torch.Tensor:
     x = main[0]
     if x.device.type == "cpu" and torch.compiler.is_compiling():
         # use("fused") under torch.export records the custom op
-        if not torch.compiler.is_exporting() and dispatch.traceable(s, body, extra, params):
-            return dispatch.traced(s, main, params, packed)
+        if not torch.compiler.is_exporting() and dispatch.traceable(s, body):
+            return dispatch.traced(s, main, params, packed, extra)
     elif (
         torch.is_grad_enabled()
         and x.requires_grad

@@ -176,11 +176,12 @@ def test_scalar_and_empty_inputs_on_the_direct_path(shape):
 
 
 def test_traced_prepare_carries_dynamos_constant_marker():
-    # dispatch marks _prepare and prepare_eager_trace by hand so that importing nonlin does not import
+    # dispatch marks its functions run once per trace by hand so that importing nonlin does not import
     # torch._dynamo; the marker must stay the one torch's decorator sets
     marked = torch._dynamo.assume_constant_result(lambda: None)
     names = [k for k in vars(marked) if k.startswith("_dynamo")]
-    for fn in (dispatch._prepare, dispatch.prepare_eager_trace):
+    assert len(dispatch.CONSTANT_RESULTS) == 3
+    for fn in dispatch.CONSTANT_RESULTS:
         assert names and all(getattr(fn, k, None) == getattr(marked, k) for k in names)
 
 

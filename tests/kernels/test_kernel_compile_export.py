@@ -100,10 +100,10 @@ def test_compile_and_export_with_saved_output_and_per_channel_parameters():
 @pytest.mark.skipif(not cpu.compile_available(), reason="no C++ compiler")
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=str)
 def test_the_eager_route_inside_inductor_is_one_graph_with_the_eager_bits(dtype):
-    """A call the fused path does not trace (an extra input: kappa_swiglu's c) takes the eager float64 formula
-    into a caller's compiled model: one graph (fullgraph: `not extra` on a tuple of tensors was a graph break),
-    the eager path's bits (round_to's compiled form), the vector conversions in its kernels (a bfloat16
-    kappa_swiglu's compiled forward took 10x its direct call without them), forward and backward."""
+    """The eager route (here asked for) takes the float64 formula into a caller's compiled model: one graph
+    (fullgraph: `not extra` on a tuple of tensors was a graph break), the eager path's bits (round_to's
+    compiled form), the vector conversions in its kernels (a bfloat16 kappa_swiglu's compiled forward took 10x
+    its direct call without them), forward and backward."""
     g = torch.Generator().manual_seed(4)
     x = (torch.randn(64, 64, generator=g) * 4).to(dtype).requires_grad_()
     c = torch.randn(64, 1, generator=g).to(dtype)
@@ -116,10 +116,11 @@ def test_the_eager_route_inside_inductor_is_one_graph_with_the_eager_bits(dtype)
         return y, torch.autograd.grad(y.float().square().sum(), x)[0]
 
     before = vec_convert.patched_sources
-    with route.recording() as taken:
+    with route.recording() as taken, use("eager"):
         got = forward_backward(torch.compile(model, fullgraph=True, dynamic=False))
+        want = forward_backward(model)
     assert {(t[0], t[5]) for t in taken} == {("kappa_swiglu", "eager")}
-    for a, b in zip(got, forward_backward(model), strict=True):
+    for a, b in zip(got, want, strict=True):
         assert torch.equal(a.view(torch.int16), b.view(torch.int16))
     if native32.available():  # inductor builds for AVX2 or AVX-512: the conversions were added
         assert vec_convert.patched_sources > before
@@ -132,29 +133,48 @@ LEARNABLE = [
 ]
 
 
+@pytest.mark.parametrize(
+    ("dtype", "channels"), [(torch.float32, 1), (torch.bfloat16, 32)], ids=["float32", "bfloat16-per-channel"]
+)
 @pytest.mark.parametrize("name", LEARNABLE)
-def test_learnable_parameters_compile_as_one_graph_with_the_eager_numbers(name):
-    """Every entry with a learnable parameter, as a module with its parameters learned, in a caller's
-    torch.compile (inductor, fullgraph): the eager route's outputs and gradients, the parameters' included.
-    Their gradients without a declared rule come from torch.func.vjp of the entry's body, which dynamo traces
-    (torch.autograd.grad there was a graph break), through the compiled forms of the primitives (the float64
-    expm1's quotient had made pelu's d/db NaN)."""
+def test_learnable_parameters_compile_as_one_graph_with_the_fused_numbers(name, dtype, channels):
+    """Every entry with a learnable parameter, as a module with learned parameters (one value, or one per
+    channel), in a caller's torch.compile (inductor, fullgraph): the custom op's generated functions traced into
+    the graph (the fused route; before, the eager float64 formula), with the custom op's outputs and gradients
+    and within a rounding of the eager path's. kappa_swiglu's extra input c too."""
     spec = nonlin.spec(name)
-    module = nonlin.get(name, learnable=True)
+    if channels > 1 and spec.kind.name == "GATED":
+        channels //= 2  # (x's 32 columns are [gate | value])
+    module = nonlin.get(name, learnable=True, num_parameters=channels, channel_dim=-1).to(dtype)
     g = torch.Generator().manual_seed(0)
-    x = (torch.randn(16, 32, generator=g) * 3).requires_grad_()
-    extra = {"c": torch.randn(16, 1, generator=g)} if spec.extra_inputs else {}
+    with torch.no_grad():
+        for p in module.parameters():  # learned: away from the defaults the float32 lists were measured at
+            p.mul_(1 + 0.05 * torch.rand(p.shape, generator=g, dtype=torch.float64).to(dtype))
+    x = (torch.randn(16, 32, generator=g) * 3).to(dtype).requires_grad_()
+    extra = {"c": torch.randn(16, 1, generator=g).to(dtype).requires_grad_()} if spec.extra_inputs else {}
 
     def forward_backward(fn):
         y = fn(x, **extra)
-        return y, torch.autograd.grad(y.square().sum(), [x, *module.parameters()])
+        return y, torch.autograd.grad(y.float().square().sum(), [x, *extra.values(), *module.parameters()])
 
     torch._dynamo.reset()
-    y, grads = forward_backward(torch.compile(module, fullgraph=True, dynamic=False))
-    y_eager, grads_eager = forward_backward(module)
-    # (within a float32 ULP: the compiled forms of some primitives, expm1's and erfc's, round their last float64
-    # bits otherwise than the eager ops, which can move a float32 result at a near-tie)
-    torch.testing.assert_close(y, y_eager, rtol=2.0**-23, atol=0)
-    for got, want in zip(grads, grads_eager, strict=True):
+    with route.recording() as taken:
+        y, grads = forward_backward(torch.compile(module, fullgraph=True, dynamic=False))
+    assert {(t[0], t[5]) for t in taken} == {(name, "fused")}
+    with use("eager"):
+        y_eager, grads_eager = forward_backward(module)
+    ulp = torch.finfo(dtype).eps
+    for got in grads:
         assert not got.isnan().any()
-        torch.testing.assert_close(got, want, rtol=1e-6, atol=0)
+    # float64 math (float32 inputs with tensor parameters; bfloat16 ones at parameters other than the defaults,
+    # correctly rounded): within a rounding of the eager path's outputs and gradients, parameters' included
+    torch.testing.assert_close(y, y_eager, rtol=ulp, atol=0)
+    for got, want in zip(grads, grads_eager, strict=True):
+        torch.testing.assert_close(got, want, rtol=1e-6 if dtype == torch.float32 else ulp, atol=0)
+    if dtype == torch.float32:  # outside torch.compile the custom op runs the same functions, compiled alone
+        with use("fused"):
+            y_op, grads_op = forward_backward(module)
+        assert torch.equal(y, y_op)
+        for got, want in zip(grads, grads_op, strict=True):
+            # (parameter gradients are sums, whose order inductor picks per graph: within a rounding)
+            torch.testing.assert_close(got, want, rtol=ulp, atol=0)

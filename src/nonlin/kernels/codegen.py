@@ -316,13 +316,15 @@ def torch_source(p: Plan, compute: str) -> str:
     blines, bnames = _body_lines(b.outputs, leaves(b), "ops", "    ")
     outs = list(b.outputs)
     k = p.n_main
-    mains = [f"{_out_ref(outs[i], bnames, n, 'ops')}.to(dtype)" for i, n in enumerate(p.main)]
+    # float64 to a half type: correctly rounded (round_to), where torch's conversion rounds twice (through float32)
+    to_dtype = "round_to({}, dtype)" if compute == "float64" else "{}.to(dtype)"
+    mains = [to_dtype.format(_out_ref(outs[i], bnames, n, "ops")) for i, n in enumerate(p.main)]
     extras = [f"_sum_to({_out_ref(outs[k + j], bnames, n, 'ops')}, {n}_shape)" for j, n in enumerate(p.diff_extras)]
     k += len(p.diff_extras)
     pgrads = [f"{_out_ref(outs[k + j], bnames, ins[0], 'ops')}.sum()" for j, n in enumerate(p.tparams)]
     src = [
         "import torch",
-        "from nonlin.autograd import _sum_to",
+        "from nonlin.autograd import _sum_to, round_to",
         "from nonlin.ops.torch_compiled import ops_for",
         "",
         f"def fwd({', '.join(ins)}, params):",
@@ -331,7 +333,7 @@ def torch_source(p: Plan, compute: str) -> str:
         *cast,
         *unpack,
         *body,
-        f"    return {y}.to(dtype)",
+        f"    return {to_dtype.format(y)}",
         "",
         f"def bwd(go, {', '.join(ins)}, params):",
         f"    dtype = {ins[0]}.dtype",

@@ -187,8 +187,8 @@ def _make_job_inductor(spec: Spec, dtype: torch.dtype, params: Mapping[str, Any]
     # is 32 float32 ULP with float32 math (tests/kernels/test_fp32_params.py); other parameters compute
     # float32 inputs in float64
     at_defaults = dict(params) == spec.defaults()
-    fwd = cpu.compute_name(dtype, state.fp32_compute_for(spec.name, _CPU, "forward", at_defaults))
-    bwd = cpu.compute_name(dtype, state.fp32_compute_for(spec.name, _CPU, "backward", at_defaults))
+    fwd = cpu.compute_name(dtype, state.fp32_compute_for(spec.name, _CPU, "forward", at_defaults), at_defaults)
+    bwd = cpu.compute_name(dtype, state.fp32_compute_for(spec.name, _CPU, "backward", at_defaults), at_defaults)
     out_plan = None
     if p.kind is not Kind.GATED and _ops.saves_output(spec.name, "plain", ",".join(fnames), fvals, 0, 0, dtype):
         out_plan = plan(spec, "output", tuple(sorted(zip(fnames, fvals, strict=True))), (), ())
@@ -432,14 +432,10 @@ _APPLY = super(torch.autograd.Function, nonlin_fused).apply
 # ------------------------------------------------------------------------- CPU, inside torch.compile
 
 
-def traceable(spec: Spec, body, extra, params: Mapping[str, Any]) -> bool:
-    """Whether a call traced by torch.compile can take the fused path's functions into the caller's graph."""
-    return (
-        len(extra) == 0
-        and not spec.stochastic
-        and body is spec.forward
-        and not any(isinstance(v, torch.Tensor) for v in params.values())
-    )
+def traceable(spec: Spec, body) -> bool:
+    """Whether a call traced by torch.compile can take the fused path's functions into the caller's graph
+    (every call `fusable` admits but a stochastic entry's, whose noise the eager route draws)."""
+    return not spec.stochastic and body is spec.forward
 
 
 # (entry, float parameters, dtype, precision setting) -> (forward, backward, job, packed): the traced functions,
@@ -548,21 +544,16 @@ def prepare_eager_trace() -> bool:
     return vec_convert.install()
 
 
-# What torch._dynamo.assume_constant_result does (torch 2.11-2.14), without importing torch._dynamo when nonlin
-# is imported: that import costs about a second and imports triton, whose language module is then built
-# without TRITON_INTERPRET if the caller sets it later (every interpreted kernel then fails).
-# tests/kernels/test_call_path.py checks the marker against the decorator.
-_prepare._dynamo_marked_constant = True  # type: ignore[attr-defined]
-prepare_eager_trace._dynamo_marked_constant = True  # type: ignore[attr-defined]
-
-
 def traced(
-    spec: Spec, main, params: Mapping[str, Any], packed: tuple[torch.Tensor, bool] | None = None
+    spec: Spec, main, params: Mapping[str, Any], packed: tuple[torch.Tensor, bool] | None = None, extra=()
 ) -> torch.Tensor:
     """The fused path's generated functions, for torch.compile to trace into the caller's graph: the same
     forms and compute precision as the fused kernels (nonlin.kernels.precision), inductor fusing them with
     their neighbours; backward from the saved inputs. `packed`: (the [..., 2d] tensor whose last dim's halves
     a gated call's g and v are, whether the value half comes first), where the caller split one."""
+    tensors = tuple(k for k, v in params.items() if isinstance(v, torch.Tensor))
+    if len(extra) > 0 or len(tensors) > 0:
+        return _traced_with_inputs(spec, main, extra, params, tensors)
     key = (spec.name, main[0].dtype, tuple(params.values()), state.settings())
     _prepare(*key)
     _, _, job, packed_functions = _TRACED[key]
@@ -602,3 +593,80 @@ class _TracedPacked(torch.autograd.Function):
     def backward(ctx, go):
         (packed,) = ctx.saved_tensors
         return None, _TRACED[ctx.key][3][1](go, packed, ctx.value_first), None
+
+
+# ------------------------------------------------- inside torch.compile: extra inputs, tensor parameters
+
+# (entry, dtype, (name, float value or None for a tensor) per parameter, precision setting, tensor parameter
+# names, the per-channel ones among them) -> (plan, forward functions, backward functions): the generated
+# functions (`cpu.functions`) in the precisions the custom op computes in
+_TRACED_INPUTS: dict[tuple, tuple[Plan, dict, dict]] = {}
+
+
+def _prepare_inputs(
+    name: str, dtype: torch.dtype, values: tuple, settings: tuple, tensors: tuple, vector: tuple
+) -> bool:
+    """The plan of a traced call with extra inputs or tensor parameters (dynamo runs this, once per key,
+    outside the graph): the generated functions the custom op runs, at the custom op's precision."""
+    key = (name, dtype, values, settings, tensors, vector)
+    if key not in _TRACED_INPUTS:
+        from nonlin.registry import spec as get_spec
+
+        s = get_spec(name)
+        floats = tuple(sorted((k, float(v)) for k, v in values if k not in tensors))
+        at_defaults = not tensors and dict(floats) == s.defaults()
+        p = plan(s, "plain", floats, tensors, vector)
+        computes = [
+            cpu.compute_name(dtype, state.fp32_compute_for(name, _CPU, pass_, at_defaults), at_defaults)
+            for pass_ in ("forward", "backward")
+        ]
+        vec_convert.install()  # (as `_prepare`)
+        _TRACED_INPUTS[key] = (p, *(cpu.functions(p, c, False) for c in computes))
+    return True
+
+
+def _traced_with_inputs(spec: Spec, main, extra, params: Mapping[str, Any], tensors: tuple[str, ...]) -> torch.Tensor:
+    """`traced` for a call with extra inputs (kappa_swiglu's c) or tensor parameters (a module's learned
+    ones): the generated functions at the precision the custom op computes them in, their gradients as it
+    gives them (per-channel parameters summed to their shape)."""
+    values = tuple((k, None if k in tensors else v) for k, v in params.items())
+    vector = tuple(k for k in tensors if params[k].numel() != 1)
+    key = (spec.name, main[0].dtype, values, state.settings(), tensors, vector)
+    _prepare_inputs(*key)
+    return _TracedInputs.apply(key, len(main), len(extra), *main, *extra, *(params[k] for k in tensors))
+
+
+class _TracedInputs(torch.autograd.Function):
+    """Inputs: the main inputs, the extra inputs, the tensor parameters (`_traced_with_inputs`' key's order)."""
+
+    @staticmethod
+    def forward(ctx, key, n_main, n_extra, *inputs):
+        ctx.key, ctx.n_main, ctx.n_extra = key, n_main, n_extra
+        ctx.save_for_backward(*inputs)
+        fns = _TRACED_INPUTS[key][1]
+        return cpu.call_forward(fns, *_split_inputs(key, n_main, n_extra, inputs), None)
+
+    @staticmethod
+    def backward(ctx, go):
+        p, _, fns = _TRACED_INPUTS[ctx.key]
+        mains, extras, tparams = _split_inputs(ctx.key, ctx.n_main, ctx.n_extra, ctx.saved_tensors)
+        mg, dext, pg = cpu.call_backward(p, fns, go, mains, extras, tparams, None)
+        return (None, None, None, *_ops.input_gradients(p, ",".join(ctx.key[4]), extras, mg, dext, pg))
+
+
+def _split_inputs(key: tuple, n_main: int, n_extra: int, inputs) -> tuple[list, list, list]:
+    """(main inputs, the plan's extras, its single-value parameters) of `_TracedInputs`' inputs."""
+    p = _TRACED_INPUTS[key][0]
+    rest = n_main + n_extra
+    extras, tparams = _ops.plan_inputs(p, ",".join(key[4]), list(inputs[n_main:rest]), list(inputs[rest:]))
+    return list(inputs[:n_main]), extras, tparams
+
+
+# Functions dynamo calls once while tracing and takes the result of as a constant. What
+# torch._dynamo.assume_constant_result does (torch 2.11-2.14), without importing torch._dynamo when nonlin is
+# imported: that import costs about a second and imports triton, whose language module is then built without
+# TRITON_INTERPRET if the caller sets it later (every interpreted kernel then fails).
+# tests/kernels/test_call_path.py checks the marker against the decorator.
+CONSTANT_RESULTS = (_prepare, prepare_eager_trace, _prepare_inputs)
+for _fn in CONSTANT_RESULTS:
+    _fn._dynamo_marked_constant = True  # type: ignore[attr-defined]

@@ -16,7 +16,7 @@ import functools
 import torch
 from torch import Tensor
 
-from nonlin.autograd import _sum_to
+from nonlin.autograd import _sum_to, round_to
 from nonlin.kernels import cpu, state
 from nonlin.kernels.codegen import plan
 from nonlin.registry import spec as get_spec
@@ -35,7 +35,7 @@ def _plan(name: str, mode: str, fnames: str, fvals: list[float], tnames: str, tp
     return plan(get_spec(name), mode, floats, names, vector)
 
 
-def _route(p, tnames: str, extras: list[Tensor], tparams: list[Tensor]) -> tuple[list[Tensor], list[Tensor]]:
+def plan_inputs(p, tnames: str, extras: list[Tensor], tparams: list[Tensor]) -> tuple[list[Tensor], list[Tensor]]:
     """(extras followed by the per-channel parameters, the single-value parameters), as the plan reads them."""
     by_name = dict(zip(_names(tnames), tparams, strict=True))
     return [*extras, *(by_name[n] for n in p.vparams)], [by_name[n] for n in p.tparams]
@@ -55,22 +55,21 @@ def _at_defaults(name: str, fnames: str, fvals: tuple[float, ...], tnames: str) 
 
 
 def _forward(p, mains, extras, tparams, packed: Tensor | None, tnames: str, at_defaults: bool) -> Tensor:
-    extras, tparams = _route(p, tnames, extras, tparams)
+    extras, tparams = plan_inputs(p, tnames, extras, tparams)
     backend = state.backend_for(mains[0].device)
     fp32 = state.fp32_compute_for(p.spec.name, mains[0].device, "forward", at_defaults)
     if backend == "triton":
         from nonlin.kernels import triton_launch
 
         return triton_launch.forward(p, mains, extras, tparams, fp32)
-    out = cpu.forward(p, mains, extras, tparams, fp32, packed, backend == "inductor")
+    compute = cpu.compute_name(mains[0].dtype, fp32, at_defaults)
+    out = cpu.forward(p, mains, extras, tparams, compute, packed, backend == "inductor")
     return _unalias(out.contiguous(), *mains, *extras)
 
 
 def _backward(p, go, mains, extras, tparams, packed, tnames: str, at_defaults: bool):
     inputs = [go, *mains, *extras, *tparams]
-    n_spec = len(p.diff_extras) - len(p.vparams)  # kappa_swiglu's c; the rest are per-channel parameters
-    names = _names(tnames)
-    extras, tparams = _route(p, tnames, extras, tparams)
+    extras, tparams = plan_inputs(p, tnames, extras, tparams)
     backend = state.backend_for(mains[0].device)
     fp32 = state.fp32_compute_for(p.spec.name, mains[0].device, "backward", at_defaults)
     if backend == "triton":
@@ -78,13 +77,22 @@ def _backward(p, go, mains, extras, tparams, packed, tnames: str, at_defaults: b
 
         mg, dext, pg = triton_launch.backward(p, go, mains, extras, tparams, fp32, packed)
     else:
-        mg, dext, pg = cpu.backward(p, go, mains, extras, tparams, fp32, packed, backend == "inductor")
+        compute = cpu.compute_name(mains[0].dtype, fp32, at_defaults)
+        mg, dext, pg = cpu.backward(p, go, mains, extras, tparams, compute, packed, backend == "inductor")
+    return _distinct(input_gradients(p, tnames, extras, mg, dext, pg), inputs)
+
+
+def input_gradients(p, tnames: str, extras: list[Tensor], mg, dext, pg) -> list[Tensor]:
+    """A backward's results (main, extra-input and single-value parameter gradients, as `cpu.backward` gives
+    them) in the op's input order: the main inputs, the extra inputs, the tensor parameters by `tnames`.
+    `extras`: the plan's extras (`plan_inputs`'s first list)."""
+    n_spec = len(p.diff_extras) - len(p.vparams)  # kappa_swiglu's c; the rest are per-channel parameters
     ext = {n: t for n, t in zip(p.extras, extras, strict=True)}
     # Per-channel parameter gradients: the per-element terms summed to the parameter's shape by torch (fixed
     # order, deterministic), as autograd reduces a broadcast parameter in the eager path.
-    dext = [_sum_to(g, ext[n].shape).to(ext[n].dtype) for g, n in zip(dext, p.diff_extras, strict=True)]
+    dext = [round_to(_sum_to(g, ext[n].shape), ext[n].dtype) for g, n in zip(dext, p.diff_extras, strict=True)]
     grads = dict(zip(p.tparams, pg, strict=True)) | dict(zip(p.vparams, dext[n_spec:], strict=True))
-    return _distinct([*mg, *dext[:n_spec], *(grads[n] for n in names)], inputs)
+    return [*mg, *dext[:n_spec], *(grads[n] for n in _names(tnames))]
 
 
 def _distinct(outs: list[Tensor], inputs: list[Tensor]) -> list[Tensor]:
