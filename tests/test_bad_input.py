@@ -106,3 +106,14 @@ def test_module_learnable_choice_is_checked():
         nonlin.get("gelu", learnable=("beta",))
     with pytest.raises(ValueError, match="num_parameters"):
         nonlin.get("relu", num_parameters=4)
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "compiled"])
+def test_per_channel_parameters_need_as_many_channels(compiled):
+    """A per-channel module on an input with another channel count: nonlin's error, naming num_parameters and
+    the channels (before: torch's broadcasting message, or dynamo's fake-tensor one under torch.compile)."""
+    for name, shape, msg in (("prelu", (4, 16), "16 channels along channel_dim=-1"), ("swiglu", (4, 32), "gate width")):
+        module = nonlin.get(name, learnable=True, num_parameters=32 if name == "prelu" else 8, channel_dim=-1)
+        fn = torch.compile(module) if compiled else module
+        with pytest.raises(ValueError, match=f"num_parameters=.*{msg}"):
+            fn(torch.randn(shape))

@@ -116,11 +116,31 @@ class Nonlinearity(nn.Module):
             out[name] = w
         return out
 
+    def _check_channels(self, inputs: tuple[torch.Tensor, ...]) -> None:
+        """Per-channel parameters need as many channels along `channel_dim` (a packed gated input's gate width
+        where that is its last dim): broadcasting would fail deep inside, or inside torch.compile's trace."""
+        x = inputs[0]
+        if x.dim() == 0:
+            return
+        cd = self.channel_dim % x.dim()
+        channels = x.shape[cd]
+        packed = self.spec.kind is Kind.GATED and len(inputs) == 1 and cd == x.dim() - 1
+        if packed:
+            channels //= 2
+        if channels != self.num_parameters:
+            where = "the gate width (half the packed last dim)" if packed else f"dim {cd}"
+            raise ValueError(
+                f"{self.spec.name}: num_parameters={self.num_parameters} per-channel values, but the input of shape "
+                f"{tuple(x.shape)} has {channels} channels along channel_dim={self.channel_dim} ({where})"
+            )
+
     def forward(self, *inputs: torch.Tensor, **kwargs: Any) -> torch.Tensor:
         calling.check_ndim(self.borrowed, inputs[0] if inputs else None)
         if self._at_defaults:
             return self._fn(*inputs, **kwargs)
         kind = self.spec.kind
+        if self.num_parameters > 1 and inputs:
+            self._check_channels(inputs)
         params = {**self._params(inputs[0].dim()), **self.options}
         if kind is Kind.NORMALIZER or kind is Kind.SETWISE:
             if self.spec.stochastic:
