@@ -8,7 +8,8 @@ A pointwise or gated call runs one of three ways:
   into the caller's graph; on CPU outside it, bfloat16 and float16 inputs of a pointwise entry are looked up
   in a table of the eager path's results at all 65536 bit patterns (`nonlin.kernels.table`), and float32 inputs
   of the entries whose traced forward is one of `nonlin.kernels.native32.FORMS` (sigmoid, tanh, silu, gelu,
-  swiglu, geglu, glu, gtu, swiglustep and others; elu inside torch.compile only) run hand-written FMA kernels;
+  swiglu, geglu, glu, gtu, swiglustep, clamped_swiglu and others; elu inside torch.compile only) run hand-written
+  FMA kernels;
 - ``"eager"``: the float64 path of `nonlin.autograd`, correctly rounded.
 
 The table has a row per (entry, dtype, device, pass, size class), generated from the catalog: a new entry gets

@@ -753,6 +753,7 @@ def test_gated_entries_take_the_kernels():
     assert of("swiglu", beta=2.0) is None and of("geglu_tanh") is None and of("glu") == "glu"
     assert of("reglu") is None and of("bilinear") is None and of("gtu") == "gtu"
     assert of("swiglustep", limit=7.0) == "swiglustep" and of("swiglustep", limit=6.0) is None
+    assert of("clamped_swiglu", limit=7.0) == "clamped_swiglu" and of("clamped_swiglu", limit=6.0) is None
     swiglu = nonlin.spec("swiglu")
     assert dispatch.job_for(swiglu, torch.float32, swiglu.defaults()).native == "swiglu"
     assert dispatch.job_for(swiglu, torch.bfloat16, swiglu.defaults()).native is None
@@ -841,15 +842,16 @@ def test_gtu_non_finite_inputs_and_signed_zeros_are_the_ieee_products():
 
 
 # swiglustep, min(silu(g), L) clamp(v, -L, L) at L = 7: swiglu's kernel on the clamped v, the gate L above the last
-# float32 whose silu is below L; against the catalog's float64 path with autograd (its indicators' zeros and NaN
-# included), within swiglu's bounds
-def _check_swiglustep(g: torch.Tensor, v: torch.Tensor, go: torch.Tensor) -> None:
+# float32 whose silu is below L; clamped_swiglu, silu(min(g, L)) clamp(v, -L, L): swiglu's kernel on the clamped g
+# and v. Against the catalog's float64 path with autograd (its indicators' zeros and NaN included), within swiglu's
+# bounds
+def _check_clipped(name: str, g: torch.Tensor, v: torch.Tensor, go: torch.Tensor) -> None:
     gd, vd = (t.double().requires_grad_() for t in (g, v))
-    ref = F.function("swiglustep")(gd, vd)
+    ref = F.function(name)(gd, vd)
     ref.backward(go.double())
-    y = native32.gated_forward("swiglustep", g, v)
+    y = native32.gated_forward(name, g, v)
     dg, dv = torch.empty_like(g), torch.empty_like(g)
-    assert native32.gated_backward("swiglustep", go, g, v, dg, dv)
+    assert native32.gated_backward(name, go, g, v, dg, dv)
     # (where float64's silu(g) underflows to 0 (g < -745) an infinite go gives float64 NaN; swiglu's kernel gives
     # the true product's infinity there, NaN only beside a true zero: not a finite number either way)
     underflow = go.isinf() & (g < -745) & g.isfinite()
@@ -868,23 +870,26 @@ def _check_swiglustep(g: torch.Tensor, v: torch.Tensor, go: torch.Tensor) -> Non
 
 
 @needs_kernels
-def test_swiglustep_is_within_swiglus_bounds():
-    """g over every binade, dense over [-20, 20] and at the gate's clip (the float32s around silu(g) = 7), v of
-    every binade and at the value's clip +-7, go ~ N(0, 1) and at its limits."""
+@pytest.mark.parametrize("name", ["swiglustep", "clamped_swiglu"])
+def test_clipped_swiglus_are_within_swiglus_bounds(name):
+    """g over every binade, dense over [-20, 20] and at the gate's clip (the float32s around 7, and around
+    silu(g) = 7 for swiglustep), v of every binade and at the value's clip +-7, go ~ N(0, 1) and at its limits."""
     g, v, go = _gated_sample()
     steps = np.arange(-40, 41, dtype=np.float32)  # (7.006342: silu's crossing of 7, within a float32)
-    near_cut = torch.from_numpy(np.float32(7.006342) + steps * np.spacing(np.float32(7.0)))
+    cut = np.float32(7.006342 if name == "swiglustep" else 7.0)
+    near_cut = torch.from_numpy(cut + steps * np.spacing(np.float32(7.0)))
     clips = torch.tensor([7.0, -7.0])
     clips = torch.cat([clips, torch.nextafter(clips, torch.zeros(2)), torch.nextafter(clips, 2 * clips)])
     g2 = near_cut.repeat_interleave(len(clips) + 3)
     v2 = torch.cat([clips, torch.tensor([1.0, -0.5, 3e-20])]).repeat(len(near_cut))
-    _check_swiglustep(torch.cat([g, g2]), torch.cat([v, v2]), torch.cat([go, torch.randn(len(g2))]))
-    _check_swiglustep(v, g, go)
-    _check_swiglustep(g2, v2, torch.full_like(g2, 2.0**32 * 1.01))
+    _check_clipped(name, torch.cat([g, g2]), torch.cat([v, v2]), torch.cat([go, torch.randn(len(g2))]))
+    _check_clipped(name, v, g, go)
+    _check_clipped(name, g2, v2, torch.full_like(g2, 2.0**32 * 1.01))
 
 
 @needs_kernels
-def test_swiglustep_non_finite_inputs_and_signed_zeros_are_the_float64_paths():
+@pytest.mark.parametrize("name", ["swiglustep", "clamped_swiglu"])
+def test_clipped_swiglus_non_finite_inputs_and_signed_zeros_are_the_float64_paths(name):
     """NaN, infinities, signed zeros, the clips and huge values in g, v and go: the NaN, zeros (of their sign) and
     infinities the catalog's float64 path gives."""
     values = [float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1e-40, -1e-40, 1.5, -1.5, 7.0, -7.0, 7.5, -7.5]
@@ -892,7 +897,7 @@ def test_swiglustep_non_finite_inputs_and_signed_zeros_are_the_float64_paths():
     g = values.repeat_interleave(len(values))
     v = values.repeat(len(values))
     for s in (1.0, -1.0, 0.0, -0.0, float("inf"), -float("inf"), float("nan")):
-        _check_swiglustep(g, v, torch.full_like(g, s))
+        _check_clipped(name, g, v, torch.full_like(g, s))
 
 
 # ATen's AVX-512 Vectorized<float>::blendv (and <double>'s) selects only the lanes whose mask is all ones, where

@@ -257,6 +257,7 @@ SPECS = [
         confirmed=False,
         source="generic form of the clamped SwiGLU in recent MoE models; no paper of its own (see gpt_oss_swiglu)",
         breakpoints=lambda limit, **_: (-limit, limit),  # gate kinks at L, value at +-L
+        torch_equivalent=lambda g, v, limit=7.0: F.silu(g.clamp(max=limit)) * v.clamp(-limit, limit),
     ),
     gated(
         name="gpt_oss_swiglu",
@@ -273,5 +274,9 @@ SPECS = [
             "value ([..., ::2], [..., 1::2]): pass them as two tensors"
         ),
         breakpoints=lambda limit, **_: (-limit, limit),  # gate kinks at L, value at +-L
+        # (the authors' swiglu on the de-interleaved halves)
+        torch_equivalent=lambda g, v, alpha=1.702, limit=7.0: (
+            g.clamp(max=limit) * torch.sigmoid(alpha * g.clamp(max=limit)) * (v.clamp(-limit, limit) + 1)
+        ),
     ),
 ]

@@ -1,7 +1,7 @@
 """float32 CPU kernels written by hand with ATen's vector types and FMA: sigmoid, tanh, silu, quick_gelu, gelu,
 gelu_tanh, elu, selu, tanhshrink, softcap, clipped_gelu, laplace, ndtr, hardswish, lecun_tanh, lisht, tanhexp,
-siren, sqrtsoftplus, gcu, glu, swiglu, geglu, gtu and swiglustep, forward and backward (entries with parameters at
-their defaults, compiled in).
+siren, sqrtsoftplus, gcu, glu, swiglu, geglu, gtu, swiglustep and clamped_swiglu, forward and backward (entries with
+parameters at their defaults, compiled in).
 
 The generated float32 forms (`nonlin.ops.torch_compiled`: sigmoid_float32, the float64-assembled sech2) are
 exact to ~1 ULP but cost 1.7-3 ns per element as inductor compiles them (no FMA: inductor builds with
@@ -25,8 +25,9 @@ partial load.
 
 Which entries take these kernels: those whose traced forward is one of `FORMS` of the input (sigmoid(x),
 tanh(x), swish(x, 1), swish(x, 1.702), x Phi(x), elu's and selu's forms, swiglu(g, v, 1), g Phi(g) v,
-sigmoid(g) tanh(v), swiglustep's body at limit 7: the catalog's sigmoid, tanh, silu, swish at beta 1, quick_gelu,
-gelu, elu at alpha 1, selu, swiglu, geglu, gtu and swiglustep, the entries listed above, and any entry declared
+sigmoid(g) tanh(v), swiglustep's and clamped_swiglu's bodies at limit 7: the catalog's sigmoid, tanh, silu, swish at
+beta 1, quick_gelu, gelu, elu at alpha 1, selu, swiglu, geglu, gtu, swiglustep and clamped_swiglu, the entries listed
+above, and any entry declared
 the same way, less products and quotients by 1 and differences with +0: tempered_sigmoid, xgelu and celu at their
 defaults, laplace at mu 0, sigma 1); the backward is that function's derivative, whatever form the entry declares
 it in (the forward fixes the function). docs/kernels.md, "float32 by hand-written kernels", has the measured errors
@@ -2086,6 +2087,26 @@ ALWAYS static inline void swiglustep_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
   dv = blend(go * zero_gate, dv, v.abs() < C(SWIGLUSTEP_L));
 }
 
+// clamped_swiglu, silu(min(g, L)) clamp(v, -L, L) at its default L (7): swiglu's kernel on the clamped inputs (exact
+// clamps, NaN kept), so the product rounds once
+ALWAYS static inline VF clamped_swiglu_f(VF g, VF v) {
+  // (no lane clipped: swiglu's product as it is, without the clamps)
+  if (every((g <= C(CLAMPED_L)) & (v.abs() <= C(CLAMPED_L)))) return swiglu_f(g, v);
+  return swiglu_f(at::vec::minimum(g, C(CLAMPED_L)), clamp_keeping_nan(v, CLAMPED_L));
+}
+// d/dg = go (silu'(gc) [g < L] vc) and d/dv = go (silu(gc) [|v| < L]), gc = min(g, L), as the catalog's derivative
+// multiplies: where an indicator is 0 the product is go times a zero of its other factors' sign (vc's for d/dg, as
+// silu'(L) > 0; gc's for d/dv), NaN where go is infinite or a factor is NaN (a NaN v's indicator is NaN)
+ALWAYS static inline void clamped_swiglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
+  if (every((g < C(CLAMPED_L)) & (v.abs() < C(CLAMPED_L)))) return swiglu_grad_f(go, g, v, dg, dv);
+  const VF gc = at::vec::minimum(g, C(CLAMPED_L));
+  const VF vc = clamp_keeping_nan(v, CLAMPED_L);
+  swiglu_grad_f(go, gc, vc, dg, dv);
+  dg = blend(dg, go * (C(0.0f) * vc), g >= C(CLAMPED_L));
+  const VF zero_gate = blend(gc & C(-0.0f), gc + v, (gc != gc) | (v != v));
+  dv = blend(go * zero_gate, dv, v.abs() < C(CLAMPED_L));
+}
+
 """
 
 # Kernels over [rows, width] blocks with a row stride per array (1-D: one row), unit inner stride: x -> y,
@@ -2185,6 +2206,7 @@ GATED: dict[str, tuple[str, str]] = {
     "glu": ("glu_f", "glu_grad_f"),
     "gtu": ("gtu_f", "gtu_grad_f"),
     "swiglustep": ("swiglustep_f", "swiglustep_grad_f"),
+    "clamped_swiglu": ("clamped_swiglu_f", "clamped_swiglu_grad_f"),
 }
 
 _BUILT: dict[tuple[str, str], Callable | None] = {}
@@ -2349,6 +2371,7 @@ def _constants() -> str:
     values.update(_laplace_constants())
     values.update(SIREN_W=_siren_w())
     values.update(_swiglustep_constants())
+    values.update(CLAMPED_L=_clamped_limit())
     values.update(_gelu_tanh_constants())
     values.update(_zero_fit("TE", TANHEXP_X0, TANHEXP_C0, TANHEXP_ZONE))
     values.update(
@@ -2439,6 +2462,15 @@ def _swiglustep_constants() -> dict[str, float]:
     spacing = math.ulp(cut) * 2.0**29  # (a float32's spacing here)
     assert root - cut > 2.0**-30 * spacing and cut + spacing - root > 2.0**-30 * spacing, (root, cut)
     return {"SWIGLUSTEP_L": limit, "SWIGLUSTEP_CUT": cut}
+
+
+def _clamped_limit() -> float:
+    """clamped_swiglu's default limit L, a float32."""
+    from nonlin.registry import spec
+
+    limit = spec("clamped_swiglu").defaults()["limit"]
+    assert _f32_value(limit) == limit, limit
+    return limit
 
 
 def _laplace_constants() -> dict[str, float]:
@@ -2597,6 +2629,7 @@ FORMS: dict[str, tuple] = {
     "glu": ("mul", ("sigmoid", "g"), "v"),
     "gtu": ("mul", ("sigmoid", "g"), ("tanh", "v")),
     "swiglustep": ("entry", "swiglustep"),  # (at its default limit)
+    "clamped_swiglu": ("entry", "clamped_swiglu"),  # (at its default limit)
 }
 
 
