@@ -63,5 +63,6 @@ def test_half_namespace_sin_cos(entry):
     x = torch.linspace(-50, 50, 1001)
     ops = ops_for(torch.bfloat16, entry)
     for op in ("sin", "cos"):
-        want = getattr(CompiledTorchOps, op)(x) if entry in HALF_FLOAT64_SINCOS_ENTRIES else getattr(torch, op)(x)
+        f = getattr(torch, op)
+        want = f(x.double()).float() if entry in HALF_FLOAT64_SINCOS_ENTRIES else f(x)
         torch.testing.assert_close(getattr(ops, op)(x), want, rtol=0, atol=0)

@@ -8,6 +8,8 @@ Inductor's C++ code generator (torch 2.13) compiles these inaccurately, in its v
 - float32 `erf` becomes ATen's `Vectorized<float>::erf`, a fit with 1.5e-7 absolute error: erf(1e-12) = 0.
 - float32 `sin` and `cos` become Sleef's vector functions, up to 2-3 ULP at large arguments where the eager
   ops are within 0.6 (enough to put gcu's float32 forward over its 2 ULP goal).
+  These three run as the eager ATen kernels, in an op inductor cannot lower (`eager_float32`): 1.0, 0.6 and
+  0.6 ULP, vectorised, where the float64 detour they took before cost 3-7x the op (4M elements, one core).
 - float64 `erfc` becomes a scalar call per element (a loop over std::erfc inside the vector code: ~26 ns per
   element, 80% of gelu's fused time). For float32 and half inputs computed in float64 (`ops_for`), the
   functions use Cephes' rational forms as arithmetic and one exp, which inductor vectorises (1.7x faster
@@ -744,9 +746,8 @@ class CompiledTorchOps(TorchOps):
 
     @staticmethod
     def erf(x):
-        if x.dtype == torch.float32:  # inductor's float32 erf is the 1.5e-7 fit; its float64 erf is exact
-            return torch.special.erf(x.double()).to(x.dtype)
-        return torch.special.erf(x)
+        # inductor's float32 erf is the 1.5e-7 fit; its float64 erf is exact
+        return eager_float32(x, "erf") if x.dtype == torch.float32 else torch.special.erf(x)
 
     @staticmethod
     def tanh(x):
@@ -767,11 +768,50 @@ class CompiledTorchOps(TorchOps):
 
     @staticmethod
     def sin(x):
-        return torch.sin(x.double()).to(x.dtype) if x.dtype == torch.float32 else torch.sin(x)
+        return eager_float32(x, "sin") if x.dtype == torch.float32 else torch.sin(x)
 
     @staticmethod
     def cos(x):
-        return torch.cos(x.double()).to(x.dtype) if x.dtype == torch.float32 else torch.cos(x)
+        return eager_float32(x, "cos") if x.dtype == torch.float32 else torch.cos(x)
+
+
+_EAGER_FLOAT32 = {"sin": torch.sin, "cos": torch.cos, "erf": torch.special.erf}
+
+
+# ATen's float32 sin, cos and erf are within 0.6, 0.6 and 1.0 ULP under every ISA it picks (nonlin.route's
+# torch rows for sin, cosine and erf measure them, tests/test_routes.py each run); inductor's own lowerings are
+# not (above). As a custom op the graph calls ATen's kernel: one pass of its own (inductor cannot fuse into
+# it), at ATen's speed.
+@torch.library.custom_op("nonlin::eager_float32", mutates_args=())
+def eager_float32(x: torch.Tensor, op: str) -> torch.Tensor:
+    """ATen's eager `op` ("sin", "cos" or "erf") of a float32 tensor, contiguous."""
+    return _EAGER_FLOAT32[op](x.contiguous())
+
+
+@eager_float32.register_fake
+def _(x, op):
+    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+
+
+def _eager_float32_setup(ctx, inputs, output):
+    ctx.op = inputs[1]
+    ctx.save_for_backward(inputs[0])
+
+
+def _eager_float32_backward(ctx, go):
+    # (the generated functions differentiate by hand; this serves the torch backend's formulas, which take
+    # these forms while torch.compile traces float32 tensors on CPU, under autograd)
+    (x,) = ctx.saved_tensors
+    if ctx.op == "sin":
+        d = eager_float32(x, "cos")
+    elif ctx.op == "cos":
+        d = -eager_float32(x, "sin")
+    else:
+        d = (2.0 / math.sqrt(math.pi)) * torch.exp(-x * x)
+    return go * d, None
+
+
+eager_float32.register_autograd(_eager_float32_backward, setup_context=_eager_float32_setup)
 
 
 # ATen's (and so inductor's) vector ISA, fixed at start-up (ATEN_CPU_CAPABILITY); read here, not while tracing
@@ -944,13 +984,19 @@ FLOAT16_COMPILED_TORCH = _for_inputs(HalfCompiledTorchOps(), torch.float16)
 
 
 class HalfCancellingSinCompiledTorchOps(HalfCompiledTorchOps):
-    """The half namespace of `HALF_FLOAT64_SINCOS_ENTRIES`: sin and cos through float64 (CompiledTorchOps').
+    """The half namespace of `HALF_FLOAT64_SINCOS_ENTRIES`: sin and cos through float64.
     snake's derivative 1 + 2 sin(ax) cos(ax) cancels at its double zeros, so the float32 sin's error shows in
     half ULP there (fp16 backward on every fp16 value: 1.55 ULP with the float64 detour, 1.89 without)."""
 
     name = "torch-compiled-half-float64-sincos"
-    sin = staticmethod(CompiledTorchOps.sin)
-    cos = staticmethod(CompiledTorchOps.cos)
+
+    @staticmethod
+    def sin(x):
+        return torch.sin(x.double()).to(x.dtype) if x.dtype == torch.float32 else torch.sin(x)
+
+    @staticmethod
+    def cos(x):
+        return torch.cos(x.double()).to(x.dtype) if x.dtype == torch.float32 else torch.cos(x)
 
 
 HALF_FLOAT64_SINCOS_COMPILED_TORCH = _for_inputs(HalfCancellingSinCompiledTorchOps(), torch.bfloat16)
