@@ -1,8 +1,8 @@
 """The float64 tanh the CPU fused functions use for float32 inputs computed in float64
 (nonlin.ops.torch_compiled.tanh_float64_narrow: one exp instead of Sleef's float64 tanh): within a few float64
 ULP relative, so its float32 rounding is torch's float64 tanh's, eager and compiled, over every binade and the
-edge values; and the half namespace's float32 sin and cos stay inductor's (no float64 detour) except where
-snake's derivative cancels."""
+edge values; its float64 expm1 (no Kahan correction) within 2^-47; and the half namespace's float32 sin and cos
+stay inductor's (no float64 detour) except where snake's derivative cancels."""
 
 from __future__ import annotations
 
@@ -56,6 +56,26 @@ def test_narrow_namespace_tanh_per_dtype():
     torch.testing.assert_close(NARROW_COMPILED_TORCH.tanh(x), tanh_float64_narrow(x), rtol=0, atol=0)
     x32 = x.float()
     torch.testing.assert_close(NARROW_COMPILED_TORCH.tanh(x32), CompiledTorchOps.tanh(x32), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "inductor"])
+def test_narrow_expm1_is_accurate_for_narrow_outputs(compiled):
+    """The narrow namespace's float64 expm1 (e^x - 1, Taylor's polynomial below 2^-5): within 2^-47 relative
+    of mpmath over every binade, the switch included (Kahan's form, for float64 outputs, is within 2^-51), so
+    its float32 rounding is the correctly rounded value but where that is within 2^-23 of a midpoint; IEEE's
+    values at the infinities, NaN and signed zeros."""
+    x = torch.cat([_inputs(), torch.linspace(-0.0315, 0.0315, 4001, dtype=torch.float64)])
+    x = x[x.abs() < 700]  # (e^x overflows beyond 709.78, where expm1 is inf alike)
+    fn = torch.compile(NARROW_COMPILED_TORCH.expm1, dynamic=False) if compiled else NARROW_COMPILED_TORCH.expm1
+    got = fn(x)
+    with mpmath.workdps(40):
+        exact = torch.tensor([float(mpmath.expm1(mpmath.mpf(v))) for v in x.tolist()], dtype=torch.float64)
+    nonzero = exact != 0
+    rel = ((got - exact)[nonzero].abs() / exact[nonzero].abs()).max().item()
+    assert rel <= 2.0**-47, f"narrow expm1: {rel:.3g} relative"
+    edges = torch.tensor([math.inf, -math.inf, math.nan, 0.0, -0.0, 800.0, -800.0], dtype=torch.float64)
+    torch.testing.assert_close(fn(edges), torch.expm1(edges), rtol=0, atol=0, equal_nan=True)
+    assert math.copysign(1.0, fn(edges)[4].item()) == -1.0
 
 
 @pytest.mark.parametrize("entry", ["siren", "snake"])

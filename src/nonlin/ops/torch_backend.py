@@ -145,6 +145,8 @@ def sin_cos_of_product(x, w, io_dtype: torch.dtype | None, want: str, narrower_o
         sin_e = torch.where(small, es * _poly(e2, _SIN_SMALL), torch.sin(e))
         cos_e = torch.where(small, _poly(e2, _COS_SMALL), torch.cos(e))
         s, c = sp * cos_e + cp * sin_e, cp * cos_e - sp * sin_e
+        if want == "sin":  # sin(-0) = -0, where -0 + (+0) is +0; a zero p is the product itself
+            s = torch.where(p == 0, p, s)
     if exact and narrower_output and want == "sin":
         s = _toward_zero_where_equal(s, p)
     if can_overflow:

@@ -53,6 +53,7 @@ _ERF_U = (1.0, 3.35617141647503099647e1, 5.21357949780152679795e2, 4.59432382970
 
 
 _EXP_TAYLOR = tuple(1.0 / math.factorial(k) for k in range(13, -1, -1))  # e^t, highest degree first
+_EXPM1_TAYLOR = tuple(1.0 / math.factorial(k) for k in range(8, 1, -1))  # (e^t - 1 - t) / t^2
 
 
 def _horner(x, coefficients):
@@ -719,12 +720,28 @@ class CompiledTorchOps(TorchOps):
     def sin_of_product(self, x, w):
         return sin_cos_of_product(x, w, self.io_dtype, "sin")
 
+    # ATen's clamp_min(-0.0, 0.0) is -0.0 (x is kept unless the bound exceeds it); inductor compiles it to the
+    # vector max, which returns the bound on a tie: +0.0 (relu_pow, helu and elu's expm1(min(x, 0)) gave +0 at
+    # -0, where the eager path and torch give -0). A comparison and a select keep x on a tie, NaN included.
+    @staticmethod
+    def maximum(x, y):
+        return torch.where(x < y, y, x) if not isinstance(y, torch.Tensor) else torch.maximum(x, y)
+
+    @staticmethod
+    def minimum(x, y):
+        return torch.where(x > y, y, x) if not isinstance(y, torch.Tensor) else torch.minimum(x, y)
+
+    @staticmethod
+    def clamp(x, lo, hi):
+        return CompiledTorchOps.minimum(CompiledTorchOps.maximum(x, lo), hi)
+
     def cos_of_product(self, x, w):
         return sin_cos_of_product(x, w, self.io_dtype, "cos")
 
     @staticmethod
     def expm1(x):
-        taylor = x + x * (x * (1 / 2 + x * (1 / 6 + x * (1 / 24 + x * (1 / 120)))))
+        # (x + x (x p) is +0 at x = -0: there the input itself, as expm1(-0) = -0)
+        taylor = torch.where(x == 0, x, x + x * (x * (1 / 2 + x * (1 / 6 + x * (1 / 24 + x * (1 / 120))))))
         small = torch.abs(x) < 2.0**-13  # the first omitted Taylor term is below 2^-78 |x|: exact to 0.5 ULP
         if x.dtype == torch.float32:
             # In float64, e^x - 1 is off by 2^-53 absolute, under 2^-40 relative at |x| >= 2^-13: 0.5 float32
@@ -834,6 +851,18 @@ class NarrowCompiledTorchOps(CompiledTorchOps):
     @staticmethod
     def erfc(x):
         return erfc_float64(x) if x.dtype == torch.float64 else torch.special.erfc(x)
+
+    @staticmethod
+    def expm1(x):
+        if x.dtype != torch.float64:
+            return CompiledTorchOps.expm1(x)
+        # e^x - 1 in float64 is off by 2^-53 max(1, e^x) absolute: under 2^-48 relative from |x| = 2^-5; below,
+        # Taylor's polynomial to x^8 (the first omitted term under 2^-58 |x|). 2^-24 of a float32 ULP, where
+        # Kahan's form (CompiledTorchOps', for float64 outputs' last bits) costs a log and a division more (elu at
+        # alpha 0.5: 2.5x the time)
+        small = torch.abs(x) < 2.0**-5
+        xs = torch.where(small, x, 0.0)
+        return torch.where(small, xs * (1.0 + xs * _horner(xs, _EXPM1_TAYLOR)), torch.exp(x) - 1.0)  # (-0 -> -0)
 
     @staticmethod
     def tanh(x):
