@@ -4,6 +4,7 @@
     python benchmarks/kernels.py --entries gelu swiglu --shapes 1024x4096 --dtypes float32
     python benchmarks/kernels.py --device cuda --dtypes bfloat16   # GPU (Liger-Kernel column where it has one)
     python benchmarks/kernels.py --accuracy                        # max ULP vs the mpmath reference
+    python benchmarks/kernels.py --entries elu celu --params alpha=0.5   # other parameter values
 
 Columns (median ms of interleaved rounds: every column is timed once per round, in turn, so a drift of the
 machine's load hits them alike):
@@ -30,6 +31,7 @@ os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")  # large CPU allocations page
 
 import argparse
 import contextlib
+import functools
 import statistics
 import sys
 import time
@@ -165,10 +167,13 @@ class _TextbookOps(type(TORCH)):
 TEXTBOOK = _TextbookOps()
 
 
-def textbook(spec):
+def textbook(spec, params: dict[str, float] | None = None):
     """What a user runs instead, in the input dtype: torch's own op (spec.torch_equivalent), else the entry's
-    formula in torch ops (gated: packed input split into gate and value; sin(w x) as written, `TEXTBOOK`)."""
-    eq = spec.torch_equivalent
+    formula in torch ops (gated: packed input split into gate and value; sin(w x) as written, `TEXTBOOK`), at
+    `params` (float parameters; default: the entry's defaults)."""
+    params = params or {}
+    values = {**spec.defaults(), **params}
+    eq = spec.torch_equivalent if not params else functools.partial(spec.torch_equivalent, **params)
     if spec.kind is nonlin.Kind.GATED:
 
         def f(packed, *extras):
@@ -176,14 +181,14 @@ def textbook(spec):
             g, v = packed[..., :d], packed[..., d:]
             if eq is not None and not extras:
                 return eq(g, v)
-            return spec.forward(TEXTBOOK, g, v, *extras, **spec.defaults())
+            return spec.forward(TEXTBOOK, g, v, *extras, **values)
 
     elif eq is not None:
         f = eq
     else:
 
         def f(x):
-            return spec.forward(TEXTBOOK, x, **spec.defaults())
+            return spec.forward(TEXTBOOK, x, **values)
 
     return f
 
@@ -191,18 +196,19 @@ def textbook(spec):
 COLUMNS = ("torch", "compile", "default", "compiled_model", "fused", "eager", "liger", "copy")
 
 
-def bench_case(name: str, tokens: int, d_ff: int, dtype, device, reps: int, rounds: int, skip: set[str]):
+def bench_case(name: str, tokens: int, d_ff: int, dtype, device, reps: int, rounds: int, skip: set[str], params=None):
     """Seconds per call of each column (forward without grad, forward+backward), medians over `rounds`
-    interleaved rounds of `reps` calls each; and the route the default path took."""
+    interleaved rounds of `reps` calls each; and the route the default path took. `params`: float parameters
+    of every column's call (default: the entry's defaults)."""
     spec = nonlin.spec(name)
-    f = nonlin.functional.function(name)
+    f = functools.partial(nonlin.functional.function(name), **(params or {}))
     gen = torch.Generator(device=device).manual_seed(0)
     x, go, extra = entry_inputs(spec, tokens, d_ff, dtype, gen)
     es = x.element_size()
     n_out = tokens * d_ff
     fwd_bytes = x.numel() * es + n_out * es
     bwd_bytes = x.numel() * es + n_out * es + x.numel() * es  # read inputs and go, write input grads
-    book = textbook(spec)
+    book = textbook(spec, params)
     comp = torch.compile(book)
     model = torch.compile(lambda x, **kw: f(x, **kw))  # a user's compiled model containing nonlin's activation
 
@@ -308,7 +314,8 @@ def benchmark(args) -> int:
     load = " ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     console.print(
         f"[bold]nonlin kernels[/] device={device} dtypes={','.join(args.dtypes)} shapes={','.join(args.shapes)} "
-        f"threads={threads} reps={args.reps} rounds={args.rounds} torch={torch.__version__} "
+        f"threads={threads} reps={args.reps} rounds={args.rounds} params={args.params or 'defaults'} "
+        f"torch={torch.__version__} "
         f"ATEN_CPU_CAPABILITY={os.environ.get('ATEN_CPU_CAPABILITY', '(auto)')} load_average={load}"
     )
     table = Table(title="median ms of interleaved rounds; ratios: nonlin default / baseline")
@@ -325,7 +332,7 @@ def benchmark(args) -> int:
             gated = nonlin.spec(name).kind is nonlin.Kind.GATED
             tokens, d_ff = (int(v) for v in shp.split("x"))
             times, routes, saved = bench_case(
-                name, tokens, d_ff, getattr(torch, dt), device, args.reps, args.rounds, skip
+                name, tokens, d_ff, getattr(torch, dt), device, args.reps, args.rounds, skip, args.params
             )
             shape = f"{tokens}x{2 * d_ff}" if gated else shp
             for p, label in (("fwd", "fwd"), ("fwdbwd", "fwd+bwd")):
@@ -427,7 +434,19 @@ def parse(argv=None):
         help="CPU: glibc keeps freed blocks (mallopt) so outputs are not page-faulted in on every call",
     )
     p.add_argument("--accuracy", action="store_true", help="ULP table instead of timings")
+    p.add_argument(
+        "--params",
+        nargs="*",
+        default=[],
+        metavar="NAME=VALUE",
+        help="float parameters for every column's call (torch's op takes them too), e.g. --entries elu --params "
+        "alpha=0.5; default: each entry's defaults",
+    )
     args = p.parse_args(argv)
+    try:
+        args.params = {k: float(v) for k, v in (item.split("=", 1) for item in args.params)}
+    except ValueError:
+        p.error(f"--params takes NAME=VALUE pairs with float values, got {args.params}")
     gpu = args.device == "cuda"
     args.dtypes = args.dtypes or (["bfloat16"] if gpu else ["float32", "bfloat16"])
     args.shapes = args.shapes or (["8192x8192"] if gpu else ["64x512", "1024x4096", "4096x4096"])

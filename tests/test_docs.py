@@ -312,6 +312,12 @@ COMMANDS: dict[str, Smaller | None] = {
         "a benchmark: minutes",
         slow=True,
     ),
+    "python benchmarks/kernels.py --entries elu celu --params alpha=0.5 --dtypes float32 --shapes 1024x4096 --skip "
+    "eager fused": Smaller(
+        "python benchmarks/kernels.py --entries elu celu --params alpha=0.5 --dtypes float32 --shapes 64x64 --skip "
+        "eager fused --rounds 1 --reps 1",
+        "4M elements over 5 rounds: about a minute",
+    ),
     "python benchmarks/kernels.py --entries gelu swiglu --shapes 1024x4096 --dtypes float32 --markdown out.md": Smaller(
         "python benchmarks/kernels.py --entries gelu swiglu --shapes 64x64 --dtypes float32 --markdown out.md "
         "--rounds 1 --reps 1 ; test -s out.md",
