@@ -1,4 +1,4 @@
-"""The torch backend as inductor compiles it on CPU: five primitives take forms whose compiled code is as
+"""The torch backend as inductor compiles it on CPU: these primitives take forms whose compiled code is as
 accurate as the eager op. The fused CPU path's generated functions call this namespace.
 
 Inductor's C++ code generator (torch 2.13) compiles these inaccurately, in its vectorised loops:
@@ -10,6 +10,9 @@ Inductor's C++ code generator (torch 2.13) compiles these inaccurately, in its v
   ops are within 0.6 (enough to put gcu's float32 forward over its 2 ULP goal).
   These three run as the eager ATen kernels, in an op inductor cannot lower (`eager_float32`): 1.0, 0.6 and
   0.6 ULP, vectorised, where the float64 detour they took before cost 3-7x the op (4M elements, one core).
+- `clamp_min(x, 0)` and `clamp_max` become the vector max and min, which return the bound on a tie: +0 at
+  x = -0, where ATen keeps x (-0) on every ISA. `maximum` and `minimum` against a number are a comparison and a
+  select here (tests/kernels/test_signed_zeros.py).
 - float64 `erfc` becomes a scalar call per element (a loop over std::erfc inside the vector code: ~26 ns per
   element, 80% of gelu's fused time). For float32 and half inputs computed in float64 (`ops_for`), the
   functions use Cephes' rational forms as arithmetic and one exp, which inductor vectorises (1.7x faster
@@ -720,6 +723,9 @@ class CompiledTorchOps(TorchOps):
     def sin_of_product(self, x, w):
         return sin_cos_of_product(x, w, self.io_dtype, "sin")
 
+    def cos_of_product(self, x, w):
+        return sin_cos_of_product(x, w, self.io_dtype, "cos")
+
     # ATen's clamp_min(-0.0, 0.0) is -0.0 (x is kept unless the bound exceeds it); inductor compiles it to the
     # vector max, which returns the bound on a tie: +0.0 (relu_pow, helu and elu's expm1(min(x, 0)) gave +0 at
     # -0, where the eager path and torch give -0). A comparison and a select keep x on a tie, NaN included.
@@ -734,9 +740,6 @@ class CompiledTorchOps(TorchOps):
     @staticmethod
     def clamp(x, lo, hi):
         return CompiledTorchOps.minimum(CompiledTorchOps.maximum(x, lo), hi)
-
-    def cos_of_product(self, x, w):
-        return sin_cos_of_product(x, w, self.io_dtype, "cos")
 
     @staticmethod
     def expm1(x):
