@@ -173,7 +173,9 @@ def textbook(spec, params: dict[str, float] | None = None):
     `params` (float parameters; default: the entry's defaults)."""
     params = params or {}
     values = {**spec.defaults(), **params}
-    eq = spec.torch_equivalent if not params else functools.partial(spec.torch_equivalent, **params)
+    eq = spec.torch_equivalent
+    if eq is not None and params:
+        eq = functools.partial(eq, **params)
     if spec.kind is nonlin.Kind.GATED:
 
         def f(packed, *extras):
@@ -305,6 +307,11 @@ def benchmark(args) -> int:
     if entries == ["all"]:
         entries = nonlin.names("pointwise") + nonlin.names("gated")
     entries = [e for e in entries if not nonlin.spec(e).stochastic]
+    for e in entries:
+        unknown = sorted(set(args.params) - {p.name for p in nonlin.spec(e).params})
+        if unknown:
+            names = ", ".join(p.name for p in nonlin.spec(e).params) or "none"
+            raise SystemExit(f"--params {', '.join(unknown)}: not a parameter of {e} (its parameters: {names})")
     if args.keep_freed_memory:
         keep_freed_memory()
     skip = set(args.skip or ())

@@ -2371,7 +2371,7 @@ def _constants() -> str:
     values.update(_laplace_constants())
     values.update(SIREN_W=_siren_w())
     values.update(_swiglustep_constants())
-    values.update(CLAMPED_L=_clamped_limit())
+    values.update(CLAMPED_L=_default_limit("clamped_swiglu"))
     values.update(_gelu_tanh_constants())
     values.update(_zero_fit("TE", TANHEXP_X0, TANHEXP_C0, TANHEXP_ZONE))
     values.update(
@@ -2451,10 +2451,8 @@ def _swiglustep_constants() -> dict[str, float]:
     """swiglustep's default limit L (a float32) and the last float32 g whose silu(g) is below L: the catalog's
     crossing in float64 (within 1e-15 of the root), rounded down, checked to lie 2^-30 or more from the root."""
     from nonlin.catalog.additions_gated import _silu_crossing
-    from nonlin.registry import spec
 
-    limit = spec("swiglustep").defaults()["limit"]
-    assert _f32_value(limit) == limit, limit
+    limit = _default_limit("swiglustep")
     root = _silu_crossing(limit)
     cut = _f32_value(root)
     if cut >= root:
@@ -2464,11 +2462,11 @@ def _swiglustep_constants() -> dict[str, float]:
     return {"SWIGLUSTEP_L": limit, "SWIGLUSTEP_CUT": cut}
 
 
-def _clamped_limit() -> float:
-    """clamped_swiglu's default limit L, a float32."""
+def _default_limit(entry: str) -> float:
+    """A clipped SwiGLU's default limit L, checked to be a float32 (the kernels compare float32 inputs with it)."""
     from nonlin.registry import spec
 
-    limit = spec("clamped_swiglu").defaults()["limit"]
+    limit = spec(entry).defaults()["limit"]
     assert _f32_value(limit) == limit, limit
     return limit
 
