@@ -22,7 +22,7 @@ from kernel_helpers import float32_by_bits, float32_ulps
 import nonlin
 from nonlin import use
 from nonlin.kernels.precision import fp32_compute_for
-from nonlin.ops.torch_backend import TorchOps
+from nonlin.ops.torch_backend import TORCH
 from nonlin.ops.torch_compiled import (
     FLOAT32_SWISH_COMPILED_TORCH,
     swiglu_float32,
@@ -180,7 +180,7 @@ def test_quick_gelu_grad_float32_is_within_bound(compiled):
     ])  # fmt: skip
     x = x[(x.double() - _QUICK_X0).abs() > 1e-3]  # near the zero the float64 composition cancels: mpmath below
     y = _form("grad", compiled)(x)
-    u = float32_ulps(y, TorchOps.swish_grad(x.double(), QUICK))
+    u = float32_ulps(y, TORCH.swish_grad(x.double(), QUICK))
     worst = int(u.argmax())
     assert u.max() <= BOUND, f"quick_gelu'({x[worst].item()!r}) = {y[worst].item()!r}: {u.max().item():.4f} ULP"
     assert (u <= 0.5).double().mean() > 0.97

@@ -14,9 +14,13 @@ import pytest
 import torch
 
 import nonlin
-from nonlin.kernels import cpu, use
+from nonlin.kernels import use
 
-pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning"), pytest.mark.filterwarnings("ignore::RuntimeWarning")]
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::UserWarning"),
+    pytest.mark.filterwarnings("ignore::RuntimeWarning"),
+    pytest.mark.usefixtures("forget_kernels_built_here"),
+]
 
 ENTRIES = [
     n
@@ -24,17 +28,6 @@ ENTRIES = [
     if not nonlin.spec(n).stochastic and not nonlin.spec(n).extra_inputs
 ]
 _VALUES = (-0.0, 0.0, 1.0, -1.0)
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _forget_the_kernels_built_here():
-    """The fused calls here compile kernels (float64 ones among them) that no other test builds; once built, a
-    later test's small calls would take them (nonlin.route's warm rule) where that test measured the eager
-    route. Forgetting them keeps each file's routes its own."""
-    before = set(cpu._DIRECT)
-    yield
-    for key in set(cpu._DIRECT) - before:
-        del cpu._DIRECT[key]
 
 
 def _zero_signs_differ(got: torch.Tensor, want: torch.Tensor) -> torch.Tensor:

@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from nonlin.catalog._build import Alias, P, Paper, gated, props, torch_names
-from nonlin.catalog.smooth import _gelu_tanh, _gelu_tanh_grad, _scaled, _swish, _swish_grad, _tail_shift
+from nonlin.catalog.smooth import _gelu_tanh, _gelu_tanh_grad, _swish, _swish_grad
 
 GLU_VARIANTS = Paper("GLU Variants Improve Transformer", "arXiv:2002.05202", 2020)
 
@@ -104,11 +104,8 @@ _geglu_tanh = _glu_of(_gelu_tanh, _gelu_tanh_grad)
 def _swiglu(m, g, v, beta):
     # one primitive, which the compiled float32 namespace rounds once with v inside the quotient
     # (torch_compiled.swiglu_float32: swish(g) * v rounds twice, 99 ULP where the gate is subnormal and v large);
-    # float64 tensors keep the tail shift of _swish
-    z, scale = _tail_shift(m, beta * g)
-    if scale is None:
-        return m.swiglu(g, v, beta)
-    return _scaled(m.gated(g, m.sigmoid(z)), scale) * v
+    # the torch backend's is swish(g) * v, float64 with the tail shift of _swish
+    return m.swiglu(g, v, beta)
 
 
 def _swiglu_grad(m, g, v, beta):

@@ -35,8 +35,9 @@ def _tail_shift(m, z):
     second time (silu(-725.5) was 361 ULP off, silu(-745) 75% off). There the gate is taken at z + 600
     (exact: both are multiples of z's ULP below 1024 in magnitude), the product stays normal, and one
     multiplication by e^-600 rounds it once into the subnormal range. Other dtypes and backends (the mpmath
-    reference, kernels) take the plain form: scale None."""
-    if getattr(z, "dtype", None) != torch.float64:
+    reference, the interval and Triton backends) take the plain form: scale None; so do namespaces that compute
+    float32 or half outputs in float64 (`io_dtype`): their outputs are 0 below 2^-1022 either way."""
+    if getattr(z, "dtype", None) != torch.float64 or getattr(m, "io_dtype", torch.float64) != torch.float64:
         return z, None
     tail = z < _TAIL
     return m.where(tail, z + _SHIFT, z), m.where(tail, m.full_like(z, _EXP_MINUS_SHIFT), m.ones_like(z))
@@ -46,21 +47,31 @@ def _scaled(y, scale):
     return y if scale is None else y * scale
 
 
-def _swish(m, x, beta):
+def swish_formula(m, x, beta):
+    """x sigma(beta x), gated, the float64 gate shifted below -700: the body of the torch backend's m.swish."""
     z, scale = _tail_shift(m, beta * x)
-    if scale is None:  # one primitive, which the compiled float32 namespace computes with one rounding
-        return m.swish(x, beta)
     return _scaled(m.gated(x, m.sigmoid(z)), scale)
 
 
-def _swish_grad(m, x, beta):
-    # s (1 + bx sigma(-bx)) rather than s + bx s sigma(-bx): the same rounding, but where s underflows the
-    # product is a zero with the sign of the true (negative) value instead of +0 + -0 = +0.
+def swish_grad_formula(m, x, beta):
+    """The body of the torch backend's m.swish_grad: s (1 + bx sigma(-bx)) rather than s + bx s sigma(-bx), the
+    same rounding, but where s underflows the product is a zero with the sign of the true (negative) value
+    instead of +0 + -0 = +0."""
     bx = beta * x
     z, scale = _tail_shift(m, bx)
-    if scale is None:  # one primitive: the compiled float32 namespace computes silu's without its cancellation
-        return m.swish_grad(x, beta)
     return _scaled(m.gated(1.0 + m.gated(bx, m.sigmoid(-bx)), m.sigmoid(z)), scale)
+
+
+def _swish(m, x, beta):
+    # One primitive, so that a namespace can give float32 inputs their own form (torch_compiled.swish_float32:
+    # one rounding), and the fused float64 kernels get the tail shift of the eager path (a traced plan's symbols
+    # have no dtype to decide it on)
+    return m.swish(x, beta)
+
+
+def _swish_grad(m, x, beta):
+    # one primitive: the compiled float32 namespace computes silu's without its cancellation
+    return m.swish_grad(x, beta)
 
 
 def _gelu_tanh_arg(x):

@@ -357,23 +357,24 @@ class TorchOps:
         xg = x * g
         return torch.where(g == 0, torch.copysign(torch.zeros_like(xg), x), xg)
 
-    @staticmethod
-    def swish(x, beta):
-        """x sigma(beta x), gated (see `gated`); compiled float32 namespaces fuse it (torch_compiled.swish_float32)."""
-        return TorchOps.gated(x, TorchOps.sigmoid(beta * x))
+    def swish(self, x, beta):
+        """x sigma(beta x), gated (see `gated`), float64's subnormal tail rounded once (nonlin.catalog.smooth's
+        formula); compiled float32 namespaces fuse it (torch_compiled.swish_float32)."""
+        from nonlin.catalog.smooth import swish_formula
 
-    @staticmethod
-    def swiglu(g, v, beta):
+        return swish_formula(self, x, beta)
+
+    def swiglu(self, g, v, beta):
         """g sigma(beta g) v (swish(g, beta) times v); compiled float32 namespaces round it once
         (torch_compiled.swiglu_float32)."""
-        return TorchOps.swish(g, beta) * v
+        return self.swish(g, beta) * v
 
-    @staticmethod
-    def swish_grad(x, beta):
-        """d/dx x sigma(beta x) = s (1 + bx sigma(-bx)), s = sigma(bx): where s underflows, a zero with the sign of
-        the true (negative) value (see catalog.smooth._swish_grad); torch_compiled.silu_grad_float32 for beta = 1."""
-        bx = beta * x
-        return TorchOps.gated(1.0 + TorchOps.gated(bx, TorchOps.sigmoid(-bx)), TorchOps.sigmoid(bx))
+    def swish_grad(self, x, beta):
+        """d/dx x sigma(beta x) = s (1 + bx sigma(-bx)), s = sigma(bx) (nonlin.catalog.smooth's formula);
+        torch_compiled.swish_grad_float32 for float32 at the betas it fits."""
+        from nonlin.catalog.smooth import swish_grad_formula
+
+        return swish_grad_formula(self, x, beta)
 
     @staticmethod
     def sin_of_product(x, w):

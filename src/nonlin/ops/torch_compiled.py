@@ -924,23 +924,20 @@ class SwishFloat32CompiledTorchOps(NarrowCompiledTorchOps):
 
     name = "torch-compiled-float32-swish"
 
-    @staticmethod
-    def swish(x, beta):
+    def swish(self, x, beta):
         if x.dtype == torch.float32 and swish_float32_supported(beta):
             return swish_float32(x, beta)
-        return TorchOps.swish(x, beta)
+        return super().swish(x, beta)
 
-    @staticmethod
-    def swiglu(g, v, beta):
+    def swiglu(self, g, v, beta):
         if g.dtype == torch.float32 and v.dtype == torch.float32 and swiglu_float32_supported(beta):
             return swiglu_float32(g, v, beta)
-        return SwishFloat32CompiledTorchOps.swish(g, beta) * v
+        return self.swish(g, beta) * v
 
-    @staticmethod
-    def swish_grad(x, beta):
+    def swish_grad(self, x, beta):
         if x.dtype == torch.float32 and swish_grad_float32_supported(beta):
             return swish_grad_float32(x, beta)
-        return TorchOps.swish_grad(x, beta)
+        return super().swish_grad(x, beta)
 
 
 FLOAT32_SWISH_COMPILED_TORCH = SwishFloat32CompiledTorchOps()

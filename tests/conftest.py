@@ -1,0 +1,17 @@
+"""Fixtures shared by the test folders."""
+
+import pytest
+
+from nonlin.kernels import cpu
+
+
+@pytest.fixture(scope="module")
+def forget_kernels_built_here():
+    """Forget, after the module, the fused kernels its calls compiled (float64 ones among them) that no other
+    test builds: once built, a later test's small calls would take them (nonlin.route's warm rule) where that
+    test measured the eager route. Use it in a module that forces the fused route: each file's routes stay
+    its own."""
+    before = set(cpu._DIRECT)
+    yield
+    for key in set(cpu._DIRECT) - before:
+        del cpu._DIRECT[key]
