@@ -35,6 +35,7 @@ TESTS = [
     "tests/kernels/test_kernel_triton.py",
     "tests/kernels/test_kernel_table.py",
     "tests/kernels/test_native32.py",
+    "tests/kernels/test_native32_params.py",
     "tests/kernels/test_vec_convert.py",
     "tests/test_round_to.py",
     "tests/kernels/test_prefetch.py",

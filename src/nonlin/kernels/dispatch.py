@@ -201,8 +201,9 @@ def _make_job_inductor(spec: Spec, dtype: torch.dtype, params: Mapping[str, Any]
             job.out_plan = None  # the table's backward reads the input
     elif dtype in table.HALVES and job.gated and spec.gate is not None and not spec.extra_inputs:
         job.table = table.GateTable(spec, dtype, params)
-    elif dtype == torch.float32 and not job.passthrough and state.fp32_compute() == "auto" and at_defaults:
-        job.native = native32.primitive_of(p)
+    elif dtype == torch.float32 and not job.passthrough and state.fp32_compute() == "auto":
+        # (the FORMS' constants are the defaults'; a parametrized kernel takes the value its form matched)
+        job.native = native32.primitive_of(p, fixed=at_defaults)
         if job.native is not None:
             job.out_plan = None  # its backward reads the input
     return job

@@ -59,6 +59,7 @@ import math
 import threading
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import torch
 
@@ -2487,8 +2488,13 @@ def _compile(primitive: str, which: str) -> Callable:
     from nonlin.kernels.gather import FOR_BLOCKS
 
     gated = primitive in GATED
-    fwd, bwd = (GATED if gated else PRIMITIVES)[primitive]
     prelude = _PRELUDE.replace("// CONSTANTS", _constants()) + FOR_BLOCKS
+    base, value = _parameter_of(primitive)
+    if value is None:
+        fwd, bwd = (GATED if gated else PRIMITIVES)[primitive]
+    else:
+        fwd, bwd = "param_f", "param_grad_f"
+        prelude += PARAMETRIZED[base].functions(value)
     if which == "fwd" and not gated:
         body, n_in, n_out = _UNARY.replace("FN", fwd), 1, 1
     elif which == "fwd" or not gated:
@@ -2631,9 +2637,62 @@ FORMS: dict[str, tuple] = {
 }
 
 
-def primitive_of(plan) -> str | None:
-    """The kernel (a key of PRIMITIVES or GATED) whose function a plan's forward is, applied to its input (or
-    inputs g, v) alone, or None (also where the kernels are not `available`)."""
+@dataclass(frozen=True)
+class Parametrized:
+    """A kernel compiled per value of one parameter: `form` is a form of `FORMS` whose ("param",) leaves match
+    that value (the same number at each), a number in [low, high]; `fwd` and `bwd` call the C++ functions with
+    P_HI and P_LO, the value as float32 hi + lo (to ~2^-48); `entry` and `param` name the catalog entry the
+    kernel computes (its float64 formula where the kernel is not built)."""
+
+    entry: str
+    param: str
+    form: tuple
+    fwd: str
+    bwd: str
+    low: float
+    high: float
+
+    def functions(self, value: float) -> str:
+        hi = _f32_value(value)
+        pieces = {"P_HI": _f32(hi), "P_LO": _f32(value - hi)}
+        fwd, bwd = self.fwd, self.bwd
+        for k, v in pieces.items():
+            fwd, bwd = fwd.replace(k, v), bwd.replace(k, v)
+        return (
+            f"ALWAYS static inline VF param_f(VF x) {{ return {fwd}; }}\n"
+            f"ALWAYS static inline VF param_grad_f(VF go, VF x) {{ return {bwd}; }}\n"
+        )
+
+
+# Kernels compiled per parameter value (the first call at a value compiles its pair; inductor's cache keeps it
+# across processes), named "base@value" (the value in hexadecimal: exact)
+PARAMETRIZED: dict[str, Parametrized] = {
+    # elu at any alpha in [2^-60, 2^60]: elu_like_f's C (alpha > 0: the result takes x's sign; 0 and negative
+    # alphas, rare, keep the generated kernels)
+    "elu": Parametrized(
+        entry="elu",
+        param="alpha",
+        form=("where", ("gt", "x", 0.0), "x", ("mul", ("param",), ("expm1", ("minimum", "x", 0.0)))),
+        fwd="elu_like_f(x, 1.0f, 0.0f, P_HI, P_LO)",
+        bwd="elu_like_grad_f(go, x, 1.0f, 0.0f, P_HI, P_LO)",
+        low=2.0**-60,
+        high=2.0**60,
+    ),
+}
+
+
+def _parameter_of(primitive: str) -> tuple[str, float | None]:
+    """(the base name, the parameter value) of a kernel name: "elu@0x1.0000000000000p-1" -> ("elu", 0.5); a
+    kernel without a parameter -> (its name, None)."""
+    base, _, value = primitive.partition("@")
+    return base, (float.fromhex(value) if value else None)
+
+
+def primitive_of(plan, fixed: bool = True) -> str | None:
+    """The kernel whose function a plan's forward is, applied to its input (or inputs g, v) alone: a key of
+    PRIMITIVES or GATED (`fixed`: the plan's parameters are the entry's defaults, whose values the FORMS hold),
+    or of PARAMETRIZED with the value its form matched, "base@value"; or None (also where the kernels are not
+    `available`)."""
     if not available():
         return None
     f = plan.forward
@@ -2641,17 +2700,33 @@ def primitive_of(plan) -> str | None:
         return None
     y = _without_unit_factors(f.outputs[0])
     inputs = dict(zip(("x",) if len(f.inputs) == 1 else ("g", "v"), f.inputs, strict=True))
+    bound: list[float] = []  # the value a ("param",) leaf matched
+    limits = (0.0, 0.0)
 
     def matches(a, b) -> bool:
         a = _without_unit_factors(a)
+        if b == ("param",):
+            number = isinstance(a, float | int) and not isinstance(a, bool) and limits[0] <= a <= limits[1]
+            if number and (not bound or bound[0] == a):
+                bound[:] = [float(a)]
+                return True
+            return False
         if isinstance(b, tuple):  # a nested node
             return getattr(a, "op", None) == b[0] and len(a.args) == len(b) - 1 and all(map(matches, a.args, b[1:]))
         return a is inputs.get(b) if b in ("x", "g", "v") else (not hasattr(a, "op") and a == b)
 
-    for name, form in FORMS.items():
-        op, *args = _normal_form(_traced_form(form[1]) if form[0] == "entry" else form)
-        if getattr(y, "op", None) == op and len(y.args) == len(args) and all(map(matches, y.args, args)):
+    def whole(form) -> bool:
+        op, *args = _normal_form(form)
+        return getattr(y, "op", None) == op and len(y.args) == len(args) and all(map(matches, y.args, args))
+
+    for name, form in FORMS.items() if fixed else ():
+        if whole(_traced_form(form[1]) if form[0] == "entry" else form):
             return name
+    for name, kernel in PARAMETRIZED.items():
+        bound.clear()
+        limits = (kernel.low, kernel.high)
+        if whole(kernel.form):
+            return f"{name}@{bound[0].hex()}"
     return None
 
 
@@ -2711,23 +2786,35 @@ def _traced_form(entry: str) -> tuple:
     return _TRACED_FORMS[entry]
 
 
-def _formula(primitive: str, *inputs: torch.Tensor) -> torch.Tensor:
-    """The float64 formula of the entry a kernel is named after, at its defaults, rounded once to the inputs'
-    dtype (a traced op's answer where its kernel is not built)."""
-    from nonlin.ops import TORCH
+def _entry_of(primitive: str):
+    """(the catalog entry a kernel computes, its parameters): the entry it is named after at its defaults, or a
+    parametrized kernel's entry at its value."""
     from nonlin.registry import spec
 
-    s = spec(primitive)
-    return s.forward(TORCH, *(t.double() for t in inputs), **s.defaults()).to(inputs[0].dtype)
+    base, value = _parameter_of(primitive)
+    if value is None:
+        s = spec(primitive)
+        return s, s.defaults()
+    kernel = PARAMETRIZED[base]
+    s = spec(kernel.entry)
+    return s, {**s.defaults(), kernel.param: value}
+
+
+def _formula(primitive: str, *inputs: torch.Tensor) -> torch.Tensor:
+    """The float64 formula of the entry a kernel computes (`_entry_of`), rounded once to the inputs' dtype (a
+    traced op's answer where its kernel is not built)."""
+    from nonlin.ops import TORCH
+
+    s, params = _entry_of(primitive)
+    return s.forward(TORCH, *(t.double() for t in inputs), **params).to(inputs[0].dtype)
 
 
 def _formula_grads(primitive: str, go: torch.Tensor, *inputs: torch.Tensor) -> tuple[torch.Tensor, ...]:
     """go times each partial derivative of `_formula`'s function, in float64, rounded once."""
     from nonlin.ops import TORCH
-    from nonlin.registry import spec
 
-    s = spec(primitive)
-    d = s.derivative(TORCH, *(t.double() for t in inputs), **s.defaults())
+    s, params = _entry_of(primitive)
+    d = s.derivative(TORCH, *(t.double() for t in inputs), **params)
     return tuple((go.double() * t).to(inputs[0].dtype) for t in ((d,) if isinstance(d, torch.Tensor) else d))
 
 
