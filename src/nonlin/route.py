@@ -320,14 +320,16 @@ def choose(
     return r
 
 
-# A small call takes the fused route once its kernels are compiled: by an earlier call of any size, or once
-# WARM_CALLS calls of at least WARM_NUMEL elements of its (entry, dtype, device, pass) have run eagerly (then it
-# compiles them: seconds cold, well under one with inductor's on-disk cache). A training loop calling an
-# activation thousands of times pays the compile once; a script calling it a few times, or on a handful of
-# values (a test, a plot), never does. Both routes meet the goals; the eager one is correctly rounded.
+# A small call takes the fused route once its kernels are compiled: by an earlier call of any size, or once its
+# job (entry, dtype, parameters) has run eagerly WARM_CALLS times on WARM_CALLS * WARM_NUMEL elements in all, in
+# one pass (then it compiles them: seconds cold, well under one with inductor's on-disk cache). A training loop
+# calling an activation thousands of times pays the compile once, also on tiny tensors (a 64-element call ran
+# eagerly at ~50x torch's op for good: 2048 such calls now warm it); a script calling it a few times, or on a
+# handful of values (a test, a plot), or sweeping a parameter (each value its own job), never does. Both routes
+# meet the goals; the eager one is correctly rounded.
 WARM_CALLS = 32
 WARM_NUMEL = 1 << 12
-_CALLS: dict[tuple, int] = {}
+_CALLS: dict[tuple, tuple[int, int]] = {}  # (job, pass) -> (eager calls, their elements)
 
 
 def _warm(s: Spec, x: torch.Tensor, key: tuple, params: Mapping[str, Any]) -> bool:
@@ -337,10 +339,10 @@ def _warm(s: Spec, x: torch.Tensor, key: tuple, params: Mapping[str, Any]) -> bo
         return False  # the custom op: its fixed cost does not pay below LARGE_NUMEL
     if dispatch.ready(job, x.dtype, key[3] == "train"):
         return True
-    if x.numel() < WARM_NUMEL:
-        return False
-    n = _CALLS[key] = _CALLS.get(key, 0) + 1
-    return n > WARM_CALLS
+    calls, elements = _CALLS.get((job, key[3]), (0, 0))
+    calls, elements = calls + 1, elements + x.numel()
+    _CALLS[job, key[3]] = calls, elements
+    return calls > WARM_CALLS and elements > WARM_CALLS * WARM_NUMEL
 
 
 def run(

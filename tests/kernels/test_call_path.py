@@ -98,6 +98,24 @@ def test_small_calls_run_eagerly_until_warm_then_fused():
     assert _max_ulp(ys[-1], ys[0]) <= 2.5  # 2 ULP from the exact value, 0.5 of it the eager rounding
 
 
+def test_tiny_calls_warm_on_their_elements_and_a_sweep_does_not():
+    """Calls below WARM_NUMEL count too, by their elements: a loop of 64-element calls (an RL policy's, a
+    per-sample model's) takes the fused route after WARM_CALLS * WARM_NUMEL elements ran eagerly (it had stayed
+    on the eager route, ~50x torch's op, for good); a sweep of a parameter is one job per value, none warm."""
+    x = torch.randn(64, generator=torch.Generator().manual_seed(5))
+    calls = route.WARM_CALLS * route.WARM_NUMEL // x.numel()
+    with torch.no_grad(), route.recording() as taken:
+        for _ in range(calls + 1):
+            F.softplus(x, beta=1.25)  # (a parameter value of its own: a job no other test compiled)
+    routes = [t[5] for t in taken]
+    assert routes[:calls] == ["eager"] * calls and routes[-1] == "fused"
+    wide = torch.randn(route.WARM_NUMEL, generator=torch.Generator().manual_seed(6))
+    with torch.no_grad(), route.recording() as taken:
+        for i in range(route.WARM_CALLS + 8):
+            F.softplus(wide, beta=1.3 + i / 1024)  # (values no other test takes)
+    assert [t[5] for t in taken] == ["eager"] * (route.WARM_CALLS + 8)
+
+
 def test_settled_default_calls_follow_use():
     """The per-call cache of settled routes holds for the default settings only: `use` still decides."""
     x = torch.randn(route.WARM_NUMEL)
