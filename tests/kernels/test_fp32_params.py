@@ -1,7 +1,8 @@
 """fp32_compute="auto" with parameters other than the defaults: kernels/precision.py's float32-math lists were
 measured at each entry's default parameters only, so every path that reads them (the direct CPU call, the
 custom op on the python, inductor and Triton backends, the function traced into a user's torch.compile)
-computes float32 inputs in float64 when a call's parameters differ from the defaults or are tensors.
+computes float32 inputs in float64 when a call's parameters differ from the defaults or are tensors (the direct
+call at a float beta: the parametrized kernel native32.PARAMETRIZED["softplus"], in doubles too).
 
 softplus is listed (both passes at beta = 1); at beta = 1.75 its float32 math is 32 ULP off in the left tail
 (x = -18.7: exp of a rounded beta * x), so these tests can fail."""

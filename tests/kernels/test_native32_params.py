@@ -1,5 +1,5 @@
 """The hand-written float32 kernels compiled per parameter value (nonlin.kernels.native32.PARAMETRIZED: elu at any
-alpha in [2^-60, 2^60]): accuracy against the entry's float64 formula on every binade and the edges, the plain
+alpha, softplus at any beta in [2^-60, 2^60]): accuracy against the entry's float64 formula on every binade and the edges, the plain
 form's bits, and the route of a call at that value, eager and inside torch.compile."""
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from nonlin.kernels import dispatch, native32
 from nonlin.kernels.codegen import plan
 from nonlin.ops import TORCH
 
-# (forward, backward) float32 ULP; elu's measured 0.74 / 0.85 over alpha in {2^-60, 0.001, 0.1, 0.5, 1.7, 2, 1000,
-# 2^60} on this file's sample: alpha (e^x - 1) as hi + lo rounded once, alpha itself to 2^-48
-BOUNDS = {"elu": (0.8, 0.9)}
+# (forward, backward) float32 ULP, measured over VALUES on this file's sample plus 1-2M dense points
+# (notes/2026-12-06d/params_ulp.py): elu 0.79 / 0.83 (alpha (e^x - 1) as hi + lo rounded once, alpha itself to
+# 2^-48; the bounds of elu's kernel at alpha 1), softplus 0.511 / 0.504 (in doubles to 2^-30, rounded once)
+BOUNDS = {"elu": (0.9, 0.95), "softplus": (0.52, 0.51)}
 VALUES = (2.0**-60, 0.1, 0.5, 1.7, 2.0, 1000.0, 2.0**60)
 CASES = [(base, value) for base in sorted(native32.PARAMETRIZED) for value in VALUES]
 
@@ -74,12 +75,15 @@ def _of(entry: str, **params) -> str | None:
 @needs_kernels
 def test_the_form_decides_the_value():
     """elu's form at a value in range is the kernel at that value; out of range (0, negative: the kernel's result
-    takes x's sign), or another form (celu's x / alpha inside the exponential), it is not."""
+    takes x's sign), or another form (celu's x / alpha inside the exponential), it is not; softplus's form holds
+    its value at two leaves."""
     assert _of("elu", alpha=0.5) == "elu@0x1.0000000000000p-1"
     assert native32._parameter_of("elu@0x1.0000000000000p-1") == ("elu", 0.5)
     assert _of("elu", alpha=1e-19) is None and _of("elu", alpha=2.0**61) is None
     assert _of("elu", alpha=0.0) is None and _of("elu", alpha=-1.0) is None
     assert _of("celu", alpha=2.0) is None and _of("selu") is None
+    assert _of("softplus", beta=2.0) == "softplus@0x1.0000000000000p+1"
+    assert _of("softplus", beta=1.0) is None  # (the default: softplus(x) once the unit factors are gone)
     # the defaults keep the fixed kernels: elu at alpha 1 is "elu", whose form the FORMS hold
     assert native32.primitive_of(plan(nonlin.spec("elu"), "plain", (("alpha", 1.0),), ())) == "elu"
 

@@ -1187,6 +1187,36 @@ ALWAYS static inline VF sqrtsoftplus_grad_f(VF go, VF x) {
   return narrow(sqrtsoftplus_grad_d(gl, xl), sqrtsoftplus_grad_d(gh, xh));
 }
 
+// softplus(beta x) / beta at a parameter value (PARAMETRIZED["softplus"]; beta in [2^-60, 2^60], a double), in
+// doubles: beta x to 2^-53, softplus_d's 2^-30, the quotient, then one rounding to float32 (the float32 form, exp
+// of a rounded beta x, was 32 ULP at beta = 1.75); +inf stays +inf, -inf gives +0 (softplus_d's clamp: e^-700 /
+// beta underflows float32 for every beta in range)
+ALWAYS static inline VD softplus_beta_d(VD x, double beta) {
+  VD u, sp;
+  softplus_d(x * VD(beta), u, sp);
+  return sp / VD(beta);
+}
+ALWAYS static inline VF softplus_beta_f(VF x, double beta) {
+  VD xl, xh;
+  widen(x, xl, xh);
+  return narrow(softplus_beta_d(xl, beta), softplus_beta_d(xh, beta));
+}
+// go sigma(beta x) = go n / (1 + u), u = e^-|beta x| (n = 1 for beta x >= 0, u below), in doubles, rounded once;
+// at x = -inf go 0 (sigma is 0 there: NaN for an infinite go, as IEEE's product), where a finite x's tiny sigma
+// times an infinite go is the infinity (NaN x: NaN, by the caller: exp_d's exponent arithmetic does not keep it)
+ALWAYS static inline VD softplus_beta_grad_d(VD go, VD x, double beta) {
+  const VD z = x * VD(beta);
+  const VD u = exp_d(-at::vec::minimum(z.abs(), VD(700.0)));
+  const VD g = go * VD::blendv(VD(1.0), u, z < VD(0.0)) / (VD(1.0) + u);
+  return VD::blendv(g, go * VD(0.0), x == VD(-INFINITY));
+}
+ALWAYS static inline VF softplus_beta_grad_f(VF go, VF x, double beta) {
+  VD gl, gh, xl, xh;
+  widen(go, gl, gh);
+  widen(x, xl, xh);
+  return nan_to(narrow(softplus_beta_grad_d(gl, xl, beta), softplus_beta_grad_d(gh, xh, beta)), x);
+}
+
 // tanhexp, x tanh(E), E = e^x = 2^k (h + l), x clamped by the caller (k >= -289). For x >= -8.5 (E >= 2^-12.3):
 // tanh E from u = e^-2E, -2E carried as hi + lo (exact scalings of h and l; its low part outside the reduced
 // argument, softcap's one_plus_clamped; beyond 2E = 24 tanh E rounds to 1), the quotient as th + tl. Below,
@@ -2641,7 +2671,7 @@ FORMS: dict[str, tuple] = {
 class Parametrized:
     """A kernel compiled per value of one parameter: `form` is a form of `FORMS` whose ("param",) leaves match
     that value (the same number at each), a number in [low, high]; `fwd` and `bwd` call the C++ functions with
-    P_HI and P_LO, the value as float32 hi + lo (to ~2^-48); `entry` and `param` name the catalog entry the
+    P_HI and P_LO, the value as float32 hi + lo (to ~2^-48), or P_D, the double; `entry` and `param` name the catalog entry the
     kernel computes (its float64 formula where the kernel is not built)."""
 
     entry: str
@@ -2654,7 +2684,7 @@ class Parametrized:
 
     def functions(self, value: float) -> str:
         hi = _f32_value(value)
-        pieces = {"P_HI": _f32(hi), "P_LO": _f32(value - hi)}
+        pieces = {"P_HI": _f32(hi), "P_LO": _f32(value - hi), "P_D": value.hex()}
         fwd, bwd = self.fwd, self.bwd
         for k, v in pieces.items():
             fwd, bwd = fwd.replace(k, v), bwd.replace(k, v)
@@ -2675,6 +2705,16 @@ PARAMETRIZED: dict[str, Parametrized] = {
         form=("where", ("gt", "x", 0.0), "x", ("mul", ("param",), ("expm1", ("minimum", "x", 0.0)))),
         fwd="elu_like_f(x, 1.0f, 0.0f, P_HI, P_LO)",
         bwd="elu_like_grad_f(go, x, 1.0f, 0.0f, P_HI, P_LO)",
+        low=2.0**-60,
+        high=2.0**60,
+    ),
+    # softplus at any beta in [2^-60, 2^60] (beta 1, the default, keeps its route): softplus_beta_f in doubles
+    "softplus": Parametrized(
+        entry="softplus",
+        param="beta",
+        form=("div", ("softplus", ("mul", ("param",), "x")), ("param",)),
+        fwd="softplus_beta_f(x, P_D)",
+        bwd="softplus_beta_grad_f(go, x, P_D)",
         low=2.0**-60,
         high=2.0**60,
     ),
