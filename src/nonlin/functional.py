@@ -58,12 +58,15 @@ def _pointwise(s: Spec, x: torch.Tensor, training: bool, generator, per_element:
             return x.copy_(y)
     if not params and not s.stochastic:  # the common call: the shared defaults (the route's per-call cache)
         return apply(s, s.forward, s.derivative, (x,), (), _route.defaults(s.name))
+    # a call whose keywords are plain numbers, none transformed here, settles for them (`_route.settled_with`)
+    plain = not s.stochastic and s.name not in calling.PRE_ARGS and s.name not in calling.POST_ARGS
+    settle_as = tuple(params.items()) if plain and _route.plain_numbers(params) else None
     params = dict(params)
     calling.apply_pre(s, x, params)
     post = calling.take_post(s, x, params)
     p = s.resolve_params(params)
     if not s.stochastic:
-        y = apply(s, s.forward, s.derivative, (x,), (), p)
+        y = apply(s, s.forward, s.derivative, (x,), (), p, settle_as=settle_as)
     elif not training:
         y = apply(s, s.eval_forward, s.eval_derivative, (x,), (), p)
     else:
@@ -259,9 +262,10 @@ def _make(s: Spec) -> Callable[..., torch.Tensor]:
             inplace: bool = False,
             **params,
         ):
-            common = not (args or params or training) and inplace is False and generator is None
+            common = not (args or training) and inplace is False and generator is None
             if common and isinstance(x, torch.Tensor):
-                y = _route.settled(s, x)  # the common call, on a route settled before
+                # the common call, on a route settled before (at the defaults, or at these keyword values)
+                y = _route.settled_with(s, x, params) if params else _route.settled(s, x)
                 if y is not None:
                     return y
             if args:

@@ -353,10 +353,13 @@ def run(
     extra: tuple[torch.Tensor, ...] = (),
     params: Mapping[str, Any] | None = None,
     packed: tuple[torch.Tensor, bool] | None = None,
+    settle_as: tuple | None = None,
 ) -> torch.Tensor:
     """Evaluate a pointwise or gated entry on checked inputs by the route `choose` picks. `packed`: (the
     [..., 2d] tensor a gated call's g and v are the last dim's halves of, whether the value half comes first),
-    where the caller split one (a caller's torch.compile then runs the kernels on it, `dispatch.traced`)."""
+    where the caller split one (a caller's torch.compile then runs the kernels on it, `dispatch.traced`).
+    `settle_as`: the items of a pointwise call's keyword parameters, plain numbers that `params` resolves (the
+    functional form's `settled_with` then finds the route once its kernels are compiled)."""
     x = main[0]
     # len(extra): dynamo cannot take the truth of a tuple holding tensors (a graph break in a caller's torch.compile)
     fast = params is _DEFAULTS.get(s.name) and len(extra) == 0 and body is s.forward and not _PINNED and not _RECORD
@@ -372,6 +375,8 @@ def run(
     r = choose(s, body, main, extra, params)
     if fast and state.is_default() and not torch.compiler.is_compiling():
         _settle(s, x, key, r, params)
+    elif settle_as is not None and r == "fused" and _settles_with(x):
+        _settle_with(s, x, settle_as, params)
     if _RECORD:
         x = main[0]
         _RECORD[-1].append((s.name, _DTYPE_NAME[x.dtype], x.device.type, _pass(main, extra), _size(x), r))
@@ -424,6 +429,35 @@ def settled_packed(s: Spec, packed: torch.Tensor) -> torch.Tensor | None:
     if done is None or done is _TORCH_OP:
         return None
     return dispatch.run_packed(done, packed)
+
+
+def plain_numbers(params: Mapping[str, Any]) -> bool:
+    """Whether every value is a float or an int, the keyword values a call's route settles for (a tensor hashes by
+    identity, not value; a bool is a flag)."""
+    return all(type(v) is float or type(v) is int for v in params.values())
+
+
+def settled_with(s: Spec, x: torch.Tensor, params: Mapping[str, Any]) -> torch.Tensor | None:
+    """`settled` for a pointwise call with keyword parameters (elu(x, alpha=0.5)): by the compiled kernels settled
+    for the same keywords and values before (`run`'s settle_as), or None. Such a call had paid the whole route
+    (parameter checks, the table, the job lookup) each time: elu at alpha 0.5 on 32K float32 1.4x torch's op."""
+    if not plain_numbers(params):
+        return None
+    done = _settled_job((_settled_key(s, x, x.requires_grad, x.numel()), *params.items()))
+    return None if done is None else dispatch.run_job(done, (x,))
+
+
+def _settles_with(x: torch.Tensor) -> bool:
+    return x.device.type == "cpu" and state.is_default() and not (_PINNED or _RECORD or torch.compiler.is_compiling())
+
+
+def _settle_with(s: Spec, x: torch.Tensor, items: tuple, params: Mapping[str, Any]) -> None:
+    """Remember the compiled job of a fused call made with keyword parameters `items` (see `settled_with`)."""
+    with _float64_pin(s, x):
+        job = dispatch.job_for(s, x.dtype, params)
+    grad = torch.is_grad_enabled() and x.requires_grad
+    if job is not None and dispatch.ready(job, x.dtype, grad):
+        _SETTLED[(_settled_key(s, x, x.requires_grad, x.numel()), *items)] = job
 
 
 def _settle(s: Spec, x: torch.Tensor, key: tuple, r: Route, params: Mapping[str, Any]) -> None:

@@ -116,6 +116,34 @@ def test_tiny_calls_warm_on_their_elements_and_a_sweep_does_not():
     assert [t[5] for t in taken] == ["eager"] * (route.WARM_CALLS + 8)
 
 
+def test_calls_with_keyword_values_settle_for_them():
+    """A call with plain-number keywords (elu(x, alpha=0.625)) runs the kernels settled for those values once they
+    are compiled, with the full route's bits, forward and backward; other values, a tensor value, `use` and a
+    recording take the route."""
+    s = nonlin.spec("elu")
+    x = torch.randn(route.LARGE_NUMEL, generator=torch.Generator().manual_seed(7))  # (large: compiles at once)
+    go = torch.randn(x.shape, generator=torch.Generator().manual_seed(8))
+    y0 = F.elu(x, alpha=0.625)  # (compiles; the next call, on compiled kernels, settles)
+    assert route.settled_with(s, x, {"alpha": 0.625}) is None and torch.equal(F.elu(x, alpha=0.625), y0)
+    xr = x.clone().requires_grad_()
+    for _ in range(2):
+        xr.grad = None
+        F.elu(xr, alpha=0.625).backward(go)
+    assert torch.equal(route.settled_with(s, x, {"alpha": 0.625}), y0)
+    assert route.settled_with(s, x, {"alpha": 0.75}) is None
+    assert route.settled_with(s, x, {"alpha": torch.tensor(0.625)}) is None
+    with use("eager"):
+        assert route.settled_with(s, x, {"alpha": 0.625}) is None
+    with route.recording() as taken:
+        assert torch.equal(F.elu(x, alpha=0.625), y0)
+    assert [t[5] for t in taken] == ["fused"]
+    x2 = x.clone().requires_grad_()
+    y2 = route.settled_with(s, x2, {"alpha": 0.625})
+    assert torch.equal(y2, y0)
+    y2.backward(go)
+    assert torch.equal(x2.grad, xr.grad)
+
+
 def test_settled_default_calls_follow_use():
     """The per-call cache of settled routes holds for the default settings only: `use` still decides."""
     x = torch.randn(route.WARM_NUMEL)
