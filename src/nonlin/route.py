@@ -375,8 +375,8 @@ def run(
     r = choose(s, body, main, extra, params)
     if fast and state.is_default() and not torch.compiler.is_compiling():
         _settle(s, x, key, r, params)
-    elif settle_as is not None and r == "fused" and _settles_with(x):
-        _settle_with(s, x, settle_as, params)
+    elif settle_as is not None and _settles_with(x):
+        _settle_with(s, x, settle_as, r, params)
     if _RECORD:
         x = main[0]
         _RECORD[-1].append((s.name, _DTYPE_NAME[x.dtype], x.device.type, _pass(main, extra), _size(x), r))
@@ -444,20 +444,26 @@ def settled_with(s: Spec, x: torch.Tensor, params: Mapping[str, Any]) -> torch.T
     if not plain_numbers(params):
         return None
     done = _settled_job((_settled_key(s, x, x.requires_grad, x.numel()), *params.items()))
-    return None if done is None else dispatch.run_job(done, (x,))
+    if done is None:
+        return None
+    return s.torch_equivalent(x) if done is _TORCH_OP else dispatch.run_job(done, (x,))
 
 
 def _settles_with(x: torch.Tensor) -> bool:
     return x.device.type == "cpu" and state.is_default() and not (_PINNED or _RECORD or torch.compiler.is_compiling())
 
 
-def _settle_with(s: Spec, x: torch.Tensor, items: tuple, params: Mapping[str, Any]) -> None:
-    """Remember the compiled job of a fused call made with keyword parameters `items` (see `settled_with`)."""
-    with _float64_pin(s, x):
-        job = dispatch.job_for(s, x.dtype, params)
-    grad = torch.is_grad_enabled() and x.requires_grad
-    if job is not None and dispatch.ready(job, x.dtype, grad):
-        _SETTLED[(_settled_key(s, x, x.requires_grad, x.numel()), *items)] = job
+def _settle_with(s: Spec, x: torch.Tensor, items: tuple, r: Route, params: Mapping[str, Any]) -> None:
+    """Remember the route of a call made with keyword parameters `items` (see `settled_with`): torch's op (the
+    keywords name the defaults: `choose` takes it there only), or the fused path's job once it is compiled."""
+    key = (_settled_key(s, x, x.requires_grad, x.numel()), *items)
+    if r == "torch":
+        _SETTLED[key] = _TORCH_OP
+    elif r == "fused":
+        with _float64_pin(s, x):
+            job = dispatch.job_for(s, x.dtype, params)
+        if job is not None and dispatch.ready(job, x.dtype, key[0][3]):
+            _SETTLED[key] = job
 
 
 def _settle(s: Spec, x: torch.Tensor, key: tuple, r: Route, params: Mapping[str, Any]) -> None:

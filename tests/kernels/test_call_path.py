@@ -118,8 +118,8 @@ def test_tiny_calls_warm_on_their_elements_and_a_sweep_does_not():
 
 def test_calls_with_keyword_values_settle_for_them():
     """A call with plain-number keywords (elu(x, alpha=0.625)) runs the kernels settled for those values once they
-    are compiled, with the full route's bits, forward and backward; other values, a tensor value, `use` and a
-    recording take the route."""
+    are compiled, with the full route's bits, forward and backward (keywords naming the defaults: torch's op,
+    where that is the row's route); other values, a tensor value, `use` and a recording take the route."""
     s = nonlin.spec("elu")
     x = torch.randn(route.LARGE_NUMEL, generator=torch.Generator().manual_seed(7))  # (large: compiles at once)
     go = torch.randn(x.shape, generator=torch.Generator().manual_seed(8))
@@ -142,6 +142,9 @@ def test_calls_with_keyword_values_settle_for_them():
     assert torch.equal(y2, y0)
     y2.backward(go)
     assert torch.equal(x2.grad, xr.grad)
+    # the defaults named: torch's op, the route a call at the defaults takes (elu's float32 row)
+    F.elu(x, alpha=1.0)
+    assert torch.equal(route.settled_with(s, x, {"alpha": 1.0}), torch.nn.functional.elu(x))
 
 
 def test_settled_default_calls_follow_use():
