@@ -443,10 +443,16 @@ def settled_with(s: Spec, x: torch.Tensor, params: Mapping[str, Any]) -> torch.T
     (parameter checks, the table, the job lookup) each time: elu at alpha 0.5 on 32K float32 1.4x torch's op."""
     if not plain_numbers(params):
         return None
-    done = _settled_job((_settled_key(s, x, x.requires_grad, x.numel()), *params.items()))
+    done = _settled_job(_settled_with_key(s, x, tuple(params.items())))
     if done is None:
         return None
     return s.torch_equivalent(x) if done is _TORCH_OP else dispatch.run_job(done, (x,))
+
+
+def _settled_with_key(s: Spec, x: torch.Tensor, items: tuple) -> tuple:
+    """The `_SETTLED` key of a call with keyword parameters `items`; -0.0 apart from 0.0 (equal, and of one hash:
+    elu's alpha -0.0 gives torch's zeros of the other sign)."""
+    return _settled_key(s, x, x.requires_grad, x.numel()), items, negative_zeros(v for _, v in items)
 
 
 def _settles_with(x: torch.Tensor) -> bool:
@@ -456,7 +462,7 @@ def _settles_with(x: torch.Tensor) -> bool:
 def _settle_with(s: Spec, x: torch.Tensor, items: tuple, r: Route, params: Mapping[str, Any]) -> None:
     """Remember the route of a call made with keyword parameters `items` (see `settled_with`): torch's op (the
     keywords name the defaults: `choose` takes it there only), or the fused path's job once it is compiled."""
-    key = (_settled_key(s, x, x.requires_grad, x.numel()), *items)
+    key = _settled_with_key(s, x, items)
     if r == "torch":
         _SETTLED[key] = _TORCH_OP
     elif r == "fused":
