@@ -1,21 +1,26 @@
-"""The A/B of ab.sh side by side: per call, shape and pass, default / torch and compiled model / compiled
-textbook, base runs -> new runs.
+"""An A/B of ab.sh side by side: per call, shape and pass, default / torch and compiled model / compiled
+textbook, base runs -> new runs (a folder of the runs' Markdown tables; default: this one).
 
-    python notes/2026-12-06d/ab/summary.py"""
+    python notes/2026-12-06d/ab/summary.py [FOLDER]"""
 
 import glob
 import os
 import re
+import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
 
 
 def rows(path):
+    """(shape, pass) -> (default / torch, compiled model / compiled textbook) of one run's table (columns by name:
+    a run that skipped columns has fewer)."""
     with open(path) as f:
-        lines = [ln for ln in f if ln.startswith("| ") and not ln.startswith("| entry") and "---" not in ln]
-    for ln in lines:
-        cells = [c.strip() for c in ln.strip().strip("|").split("|")]
-        yield (cells[2], cells[3]), (cells[11], cells[14])
+        lines = [ln.strip().strip("|").split("|") for ln in f if ln.startswith("| ") and "---" not in ln]
+    header = [c.strip() for c in lines[0]]
+    at = {name: header.index(name) for name in ("shape", "pass", "default/torch", "model/compile")}
+    for cells in lines[1:]:
+        cells = [c.strip() for c in cells]
+        yield (cells[at["shape"]], cells[at["pass"]]), (cells[at["default/torch"]], cells[at["model/compile"]])
 
 
 runs = {}
