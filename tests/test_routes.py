@@ -81,6 +81,66 @@ def test_every_torch_row_meets_the_goals_with_margin(name, dtype, pass_, size):
     assert not _limits_met(rep, dtype)
 
 
+# Values besides the defaults for the rows that hold at them (`Native.params`): common ones (GANs' slope 0.2,
+# relu6's clip), one above 1, zero, and for "any" a value no binary format holds (1/3)
+OTHER_PARAMS = {
+    "leaky_relu": ({"alpha": 0.2}, {"alpha": 1 / 3}, {"alpha": 0.0}, {"alpha": 5.0}),
+    "hardtanh": (
+        {"min_val": -2.0, "max_val": 2.0},
+        {"min_val": 0.0, "max_val": 6.0},
+        {"min_val": -0.375, "max_val": 0.25},
+    ),
+    "threshold": ({"threshold": 0.5, "value": -1.0}, {"threshold": -2.0, "value": 0.25}),
+    "hardshrink": ({"lambd": 1.0}, {"lambd": 0.125}),
+    "soft_threshold": ({"tau": 0.5}, {"tau": 2.0}),
+}
+# A value the halves and float32 do not hold, for each "representable" row: not torch's op there
+UNREPRESENTABLE = {
+    "hardtanh": {"min_val": -0.1},
+    "threshold": {"threshold": 0.1},
+    "hardshrink": {"lambd": 0.3},
+    "soft_threshold": {"tau": 0.1},
+}
+PARAM_ROWS = [
+    (n, d, p, params) for n, d, p in NATIVE_ROWS if route.NATIVE[n].params != "defaults" for params in OTHER_PARAMS[n]
+]
+
+
+def test_every_parameter_rule_is_measured():
+    ruled = {n: nat.params for n, nat in route.NATIVE.items() if nat.params != "defaults"}
+    assert set(ruled) == set(OTHER_PARAMS)
+    assert {n for n, rule in ruled.items() if rule == "representable"} == set(UNREPRESENTABLE)
+
+
+@pytest.mark.parametrize("size", [4096, pytest.param(None, marks=pytest.mark.slow)], ids=["sample", "full"])
+@pytest.mark.parametrize(("name", "dtype", "pass_", "params"), PARAM_ROWS)
+def test_torch_rows_hold_at_the_parameter_values_their_rule_admits(name, dtype, pass_, params, size):
+    """A row whose rule admits other parameter values (leaky_relu(x, 0.2), hardtanh(x, 0, 6)) takes torch's op at
+    them, and it meets the goals there (forward and gradients, at the call's values)."""
+    rep = check(name, dtypes=(dtype,), params=params, backward=pass_ == "train", size=size, half_size=size)
+    assert all(r.startswith("torch/") for r in rep.routes[dtype].values()), rep.routes[dtype]
+    assert not _limits_met(rep, dtype)
+
+
+@pytest.mark.parametrize("name", sorted(UNREPRESENTABLE))
+def test_levels_the_input_dtype_does_not_hold_keep_the_fused_route(name):
+    """torch rounds a level to the input dtype before comparing (hardtanh(x, min_val=-0.1) in float32 clips at
+    -0.100000001: x = -0.100000001 compares equal, where it lies above -0.1 and its gradient is 1): such a call
+    takes the other route, and float64, which holds the value, torch's op."""
+    f = F.function(name)
+    params = UNREPRESENTABLE[name]
+    with route.recording() as taken:
+        for dtype in (torch.float32, torch.bfloat16, torch.float16, torch.float64):
+            x = torch.linspace(-3, 3, 64, dtype=dtype, requires_grad=True)
+            f(x, **params).sum().backward()
+    assert [(t[1], t[5] == "torch") for t in taken] == [
+        ("float32", False),
+        ("bfloat16", False),
+        ("float16", False),
+        ("float64", True),
+    ]
+
+
 LARGE_FUSED = [(n, d) for n, nat in route.NATIVE.items() for d in sorted(nat.large_fused)]
 
 
@@ -117,7 +177,8 @@ def test_calls_go_where_the_table_says(monkeypatch):
         F.erf(x)
         with torch.no_grad():
             F.erf(x)
-        F.leaky_relu(x, alpha=0.2)  # not the measured parameter: the table's other route
+        F.leaky_relu(x, alpha=0.2)  # a slope: torch's op at any value (`Native.params`)
+        F.elu(x, alpha=0.5)  # not the measured parameter: the table's other route
         F.gelu(x)
         with use("eager"):
             F.relu(x)
@@ -127,7 +188,8 @@ def test_calls_go_where_the_table_says(monkeypatch):
         ("relu", "train", "torch"),
         ("erf", "train", "eager"),
         ("erf", "forward", "torch"),
-        ("leaky_relu", "train", "eager"),
+        ("leaky_relu", "train", "torch"),
+        ("elu", "train", "eager"),
         ("gelu", "train", "eager"),
         ("relu", "train", "eager"),
         ("relu", "train", "fused"),

@@ -29,6 +29,8 @@ this table, so what is measured is what users run. tests/test_routes.py re-measu
 from __future__ import annotations
 
 import contextlib
+import math
+import struct
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -70,6 +72,13 @@ class Native:
     `exact`: the op is exact comparisons and at most one rounding (no libm call), so its bits are the same
     on every ISA and device, and inside torch.compile; the others are measured on CPU, outside torch.compile
     (inductor lowers them its own way: the route then takes the eager formula into the caller's graph).
+    `params`: the parameter values the row holds at besides the defaults (finite plain numbers; a tensor
+    parameter never): "any", where the parameter only scales (leaky_relu's slope: torch rounds it to the input
+    dtype, one more rounding of at most half a unit, as at the default 0.01, which no binary format holds);
+    "representable", where the parameters are levels x is compared with or replaced by (hardtanh's clip
+    levels): exact where each value is one of the input dtype's numbers, and not otherwise (torch rounds a
+    level, then compares: an x between the level and its rounding takes the other branch, or its gradient
+    does). tests/test_routes.py measures each at several values.
     `large_fused`: dtypes whose large CPU calls take the fused route all the same, where it was measured
     faster than torch's op (the half-type lookup, `nonlin.kernels.table`, against an op that computes in
     float32; one fused backward kernel against torch's two or three; a hand-written float32 kernel against a
@@ -81,6 +90,7 @@ class Native:
     forward: frozenset[str] = frozenset()
     exact: bool = False
     large_fused: frozenset[str] = frozenset()
+    params: Literal["defaults", "any", "representable"] = "defaults"
 
     def dtypes(self, pass_: Pass) -> frozenset[str]:
         return self.train | (self.forward if pass_ == "forward" else frozenset())
@@ -100,22 +110,22 @@ class Native:
 NATIVE: Mapping[str, Native] = {
     "relu": Native(train=_ALL, exact=True),
     "relu6": Native(train=_ALL, exact=True),
-    "hardtanh": Native(train=_ALL, exact=True),
-    "hardshrink": Native(train=_ALL, exact=True),
-    "soft_threshold": Native(train=_ALL, exact=True),
+    "hardtanh": Native(train=_ALL, exact=True, params="representable"),
+    "hardshrink": Native(train=_ALL, exact=True, params="representable"),
+    "soft_threshold": Native(train=_ALL, exact=True, params="representable"),
     "relu2": Native(train=_ALL, exact=True),
     "quadratic": Native(train=_ALL, exact=True),
     "bilinear": Native(train=_ALL, exact=True),
     # Training through relu(g) * v saves relu(g) beside the inputs (1.5x their bytes; the fused path saves
     # the inputs only): inference only.
     "reglu": Native(train=frozenset(), forward=_ALL, exact=True),
-    "leaky_relu": Native(train=_LOW, exact=True),
+    "leaky_relu": Native(train=_LOW, exact=True, params="any"),
     # F.prelu at its default slope (0.25, exact in every dtype): one comparison and at most one rounding. Its
     # backward is slow (4M float32 forward+backward 24.8 ms against the fused path's 6.8): inference only; from
     # 2^20 float32 elements the fused forward is faster too (2.6 ms against 3.0), in bfloat16 not (the lookup
     # 3.3 against 1.6; 32K: 0.068 ms against 0.039). notes/2026-12-04b/kernels_all_4m.md, 2026-12-04a/*_32k.md
     "prelu": Native(train=frozenset(), forward=_ALL, exact=True, large_fused=frozenset({"float32"})),
-    "threshold": Native(train=_ALL, exact=True),
+    "threshold": Native(train=_ALL, exact=True, params="representable"),
     # torch.abs's backward is two kernels (sgn(x) * grad): from 2^20 float32 elements the fused path's one is
     # faster (4M elements, forward+backward 6.7 ms against 9.9); in the half types the lookup is not (4.0 ms
     # forward at 4M bfloat16 against torch.abs's 1.35).
@@ -243,6 +253,42 @@ def _at_defaults(name: str, params: dict[str, Any]) -> bool:
     return params == d and negative_zeros(params[k] for k in d) == negative_zeros(d.values())
 
 
+def _torch_holds(name: str, params: Mapping[str, Any], dtype: torch.dtype) -> bool:
+    """Whether the torch row of `name` holds at `params` (`Native.params`): the defaults, or finite plain numbers
+    where the row's rule admits them for inputs of `dtype`."""
+    if _at_defaults(name, params):
+        return True
+    rule = NATIVE[name].params
+    if rule == "defaults" or not plain_numbers(params) or not all(math.isfinite(v) for v in params.values()):
+        return False
+    return rule == "any" or all(_representable(float(v), dtype) for v in params.values())
+
+
+_LARGEST = {torch.float32: 3.4028234663852886e38, torch.bfloat16: 3.3895313892515355e38, torch.float16: 65504.0}
+
+
+def _representable(value: float, dtype: torch.dtype) -> bool:
+    """Whether `value` is one of `dtype`'s numbers (struct's rounding, which dynamo folds: no graph break)."""
+    if dtype == torch.float64:
+        return True
+    largest = _LARGEST.get(dtype)
+    if largest is None or not abs(value) <= largest:
+        return False
+    if dtype == torch.float16:
+        return struct.unpack("<e", struct.pack("<e", value))[0] == value
+    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    single = struct.unpack("<f", struct.pack("<I", bits))[0]
+    return single == value and (dtype == torch.float32 or bits & 0xFFFF == 0)
+
+
+def _torch_op(s: Spec, main: tuple[torch.Tensor, ...], params: Mapping[str, Any]) -> torch.Tensor:
+    """torch's op on the call's inputs, at the call's parameters where its row holds at others than the
+    defaults (`Native.params`: the op then takes them by the entry's names)."""
+    if params and NATIVE[s.name].params != "defaults":
+        return s.torch_equivalent(*main, **params)
+    return s.torch_equivalent(*main)
+
+
 def _defaults(name: str) -> dict[str, Any]:
     """The entry's default parameters (one dict per entry, shared: read it, never change it)."""
     d = _DEFAULTS.get(name)
@@ -293,7 +339,7 @@ def choose(
         if (
             len(extra) == 0
             and body is s.forward
-            and (not params or _at_defaults(s.name, params))
+            and (not params or _torch_holds(s.name, params, x.dtype))
             # Inside torch.compile inductor lowers torch's op its own way (F.elu's expm1 as exp(x) - 1:
             # elu(-3e-12) = 0): only the exact ops keep their bits; the others take the fused path's forms.
             and (NATIVE[s.name].exact or not compiling)
@@ -381,7 +427,7 @@ def run(
         x = main[0]
         _RECORD[-1].append((s.name, _DTYPE_NAME[x.dtype], x.device.type, _pass(main, extra), _size(x), r))
     if r == "torch":
-        return s.torch_equivalent(*main)
+        return _torch_op(s, main, params)
     if r == "fused":
         with _float64_pin(s, x):  # the op records it: its backward computes in float64 too
             return _fused(s, body, main, extra, params, packed)
@@ -446,7 +492,7 @@ def settled_with(s: Spec, x: torch.Tensor, params: Mapping[str, Any]) -> torch.T
     done = _settled_job(_settled_with_key(s, x, tuple(params.items())))
     if done is None:
         return None
-    return s.torch_equivalent(x) if done is _TORCH_OP else dispatch.run_job(done, (x,))
+    return _torch_op(s, (x,), params) if done is _TORCH_OP else dispatch.run_job(done, (x,))
 
 
 def _settled_with_key(s: Spec, x: torch.Tensor, items: tuple) -> tuple:
