@@ -220,6 +220,38 @@ def test_settled_calls_reach_the_route_without_the_layers_between(monkeypatch):
     torch.testing.assert_close(w, torch.nn.functional.leaky_relu(x.double(), 0.2).float())  # (0.2 not float32's)
 
 
+def test_borrowed_calls_with_float_parameters_bind_once(monkeypatch):
+    """A borrowed name called with float parameters (torch's leaky_relu(x, 0.2), each call of a LeakyReLU(0.2)
+    module) binds them once: a later call with the same values reaches the settled-route lookup without binding
+    again; other values, another spelling, ints and zeros (equal keys of another type or sign) bind afresh."""
+    from nonlin import calling
+
+    x = torch.randn(64)
+    f = F.function("torch.nn.functional.leaky_relu")
+    f(x, 0.2)
+    binds: list[tuple] = []
+    real = calling.bind
+    monkeypatch.setattr(
+        calling,
+        "bind",
+        lambda record, s, args, kwargs, **k: binds.append((args, kwargs)) or real(record, s, args, kwargs, **k),
+    )
+    ys = [
+        f(x, 0.2),
+        f(x, 0.2),
+        f(x, negative_slope=0.2),
+        f(x, negative_slope=0.2),
+        f(x, 0.3),
+        f(x, 1),
+        f(x, 1),
+        f(x, -0.0),
+    ]
+    assert binds == [((), {"negative_slope": 0.2}), ((0.3,), {}), ((1,), {}), ((1,), {}), ((-0.0,), {})]
+    for y, slope in zip(ys, (0.2, 0.2, 0.2, 0.2, 0.3, 1, 1, -0.0), strict=True):
+        assert torch.equal(y, torch.nn.functional.leaky_relu(x, slope))
+    assert torch.equal(ys[-1].signbit(), torch.nn.functional.leaky_relu(x, -0.0).signbit())
+
+
 @pytest.mark.parametrize("name", sorted(route.NATIVE))
 def test_torch_route_is_torchs_op_bit_for_bit(name):
     s = nonlin.spec(name)

@@ -321,6 +321,19 @@ def _doc(s: Spec) -> str:
     return f"{s.summary}\n\n    {s.formula}\n\nParameters:\n{params}{confirmed}"
 
 
+_BOUND_MAX = 256  # answers kept per borrowed name (a parameter sweep binds afresh past them)
+
+
+def _bound_key(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple | None:
+    """The key of a call's parameters for a borrowed name's remembered bind answers, where every value is a
+    nonzero float (an int equals its float, and -0.0 equals 0.0, as keys; bind's answer keeps the value given),
+    else None."""
+    for v in (*args, *kwargs.values()):
+        if type(v) is not float or not v:
+            return None
+    return args, tuple(kwargs.items())
+
+
 def _borrow(record: Alias, s: Spec) -> Callable[..., torch.Tensor]:
     """The functional form of `s` under a borrowed name: the upstream's positions, names and defaults."""
     n_inputs = 2 if s.kind is Kind.GATED else 1
@@ -330,6 +343,7 @@ def _borrow(record: Alias, s: Spec) -> Callable[..., torch.Tensor]:
     # lookup the base function tries first, made here (each layer of Python costs a small call about a microsecond:
     # relu's borrowed form added 4 µs to torch's 9 at 64x512 on a loaded 2-core host, 1 with this)
     common: list[Spec] = []
+    bound: dict[tuple, tuple[str, dict[str, Any], Spec]] = {}  # bind's answers (and the entry) by `_bound_key`
 
     def f(*args, **kwargs):
         if common and len(args) == 1 and not kwargs and isinstance(args[0], torch.Tensor):
@@ -345,7 +359,24 @@ def _borrow(record: Alias, s: Spec) -> Callable[..., torch.Tensor]:
         while k < min(len(args), n_inputs) and isinstance(args[k], torch.Tensor):
             k += 1
         calling.check_ndim(record, args[0])
-        if k == len(args) and not kwargs and (plain or not torch.compiler.is_compiling()):
+        if k < len(args) or kwargs:
+            # A call with parameters (leaky_relu(x, 0.2), LeakyReLU(0.2)'s each call): bind's answer for the same
+            # plain numbers, once known, then the settled-route lookup of those values (binding had cost 2 us a call)
+            # (outside torch.compile only: dynamo would guard on the dict, and recompile as it fills)
+            key = None if torch.compiler.is_compiling() else _bound_key(args[k:], kwargs)
+            known = bound.get(key) if key is not None else None
+            if known is None:
+                entry, kw = calling.bind(record, s, args[k:], kwargs)
+                known = entry, kw, spec(entry)
+                if key is not None and len(bound) < _BOUND_MAX:
+                    bound[key] = known
+            entry, kw, target = known
+            if k == 1 and target.kind is Kind.POINTWISE and isinstance(args[0], torch.Tensor):
+                y = _route.settled_with(target, args[0], kw)
+                if y is not None:
+                    return y
+            return _BASE[entry](*args[:k], **kw)
+        if plain or not torch.compiler.is_compiling():
             # (filled outside torch.compile only: a list dynamo saw empty, then filled, would recompile)
             if not plain:
                 entry, kw = calling.bind(record, s, (), {})

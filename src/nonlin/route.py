@@ -67,8 +67,8 @@ class Native:
     """Where torch's own op (the entry's `spec.torch_equivalent`) meets nonlin's goals, by pass.
 
     `forward`: dtypes where its forward does (inference); `train`: dtypes where its forward and its
-    backward do. Measured at the entry's default parameters (a parameter torch rounds to the input dtype,
-    such as leaky_relu's slope, changes the bits), so other parameters keep the table's other routes.
+    backward do. Measured at the entry's default parameters; other values keep the table's other routes unless
+    `params` admits them.
     `exact`: the op is exact comparisons and at most one rounding (no libm call), so its bits are the same
     on every ISA and device, and inside torch.compile; the others are measured on CPU, outside torch.compile
     (inductor lowers them its own way: the route then takes the eager formula into the caller's graph).
@@ -485,20 +485,23 @@ def plain_numbers(params: Mapping[str, Any]) -> bool:
 
 def settled_with(s: Spec, x: torch.Tensor, params: Mapping[str, Any]) -> torch.Tensor | None:
     """`settled` for a pointwise call with keyword parameters (elu(x, alpha=0.5)): by the compiled kernels settled
-    for the same keywords and values before (`run`'s settle_as), or None. Such a call had paid the whole route
-    (parameter checks, the table, the job lookup) each time: elu at alpha 0.5 on 32K float32 1.4x torch's op."""
-    if not plain_numbers(params):
+    for the same keywords and values before (`run`'s settle_as), or torch's op where its row holds at them, or
+    None. Such a call had paid the whole route (parameter checks, the table, the job lookup) each time: elu at
+    alpha 0.5 on 32K float32 1.4x torch's op. Kept lean: at 32K torch's leaky_relu takes ~4 us."""
+    if _PINNED or _RECORD or not state.is_default() or not plain_numbers(params):
         return None
-    done = _settled_job(_settled_with_key(s, x, tuple(params.items())))
-    if done is None:
+    done = _SETTLED.get(_settled_with_key(s, x, tuple(params.items()), params))
+    if done is None or torch.compiler.is_compiling():
         return None
     return _torch_op(s, (x,), params) if done is _TORCH_OP else dispatch.run_job(done, (x,))
 
 
-def _settled_with_key(s: Spec, x: torch.Tensor, items: tuple) -> tuple:
-    """The `_SETTLED` key of a call with keyword parameters `items`; -0.0 apart from 0.0 (equal, and of one hash:
-    elu's alpha -0.0 gives torch's zeros of the other sign)."""
-    return _settled_key(s, x, x.requires_grad, x.numel()), items, negative_zeros(v for _, v in items)
+def _settled_with_key(s: Spec, x: torch.Tensor, items: tuple, params: Mapping[str, Any]) -> tuple:
+    """The `_SETTLED` key of a call with keyword parameters `items` (`params`' items): its entry, items, input
+    dtype and device, whether autograd records it and its size class; where a value is zero, which zeros are
+    -0.0 (equal to 0.0, and of one hash: elu's alpha -0.0 gives torch's zeros of the other sign)."""
+    key = (s.name, items, x.dtype, x.device, torch.is_grad_enabled() and x.requires_grad, x.numel() >= LARGE_NUMEL)
+    return (*key, negative_zeros(v for _, v in items)) if 0 in params.values() else key
 
 
 def _settles_with(x: torch.Tensor) -> bool:
@@ -508,13 +511,13 @@ def _settles_with(x: torch.Tensor) -> bool:
 def _settle_with(s: Spec, x: torch.Tensor, items: tuple, r: Route, params: Mapping[str, Any]) -> None:
     """Remember the route of a call made with keyword parameters `items` (see `settled_with`): torch's op (the
     keywords name the defaults: `choose` takes it there only), or the fused path's job once it is compiled."""
-    key = _settled_with_key(s, x, items)
+    key = _settled_with_key(s, x, items, dict(items))
     if r == "torch":
         _SETTLED[key] = _TORCH_OP
     elif r == "fused":
         with _float64_pin(s, x):
             job = dispatch.job_for(s, x.dtype, params)
-        if job is not None and dispatch.ready(job, x.dtype, key[0][3]):
+        if job is not None and dispatch.ready(job, x.dtype, key[4]):
             _SETTLED[key] = job
 
 
