@@ -66,6 +66,7 @@ REFERENCE = {
     ),
     "gelu_tanh": (lambda x: _gelu_tanh(x)[0], lambda x: _gelu_tanh(x)[1]),
     "tanhexp": (lambda x: _tanhexp(x)[0], lambda x: _tanhexp(x)[1]),
+    "serf": (lambda x: _serf(x)[0], lambda x: _serf(x)[1]),
     # (at +-inf the derivative's limit +-1: x sech^2 x -> 0)
     "lisht": (
         lambda x: x * np.tanh(x),
@@ -111,6 +112,17 @@ def _tanhexp(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     e = np.exp(np.minimum(x, 700.0))
     value = np.maximum(x, -1e4) * np.tanh(e)
     slope = np.tanh(e) + np.clip(x, -1e4, 700.0) * e / np.cosh(np.minimum(e, 700.0)) ** 2
+    return value, np.where((slope == 0) & (x < 0), -0.0, slope)
+
+
+def _serf(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x erf(s), s = softplus(x), and its derivative erf(s) + x (2 / sqrt pi) e^{-s^2} sigma(x) in float64 (x clamped
+    where the value is x or 0, as silu's reference; the derivative's left tail a negative zero where it underflows,
+    as the catalog's signed sum gives; its limit 1 at +inf)."""
+    s = np.logaddexp(0.0, x)
+    xc = np.clip(x, -1e4, 1e4)
+    value = np.maximum(x, -1e4) * sp.erf(s)
+    slope = sp.erf(s) + xc * (2.0 / np.sqrt(np.pi)) * np.exp(-(np.minimum(s, 1e4) ** 2)) * sp.expit(x)
     return value, np.where((slope == 0) & (x < 0), -0.0, slope)
 
 
@@ -184,6 +196,7 @@ BOUNDS = {
     "lisht": (0.9, 0.9),
     "gelu_tanh": (1.2, 1.2),
     "tanhexp": (1.0, 1.25),
+    "serf": (0.6, 0.6),
     "siren": (0.501, 0.501),
     "sqrtsoftplus": (0.51, 0.51),
     "gcu": (0.501, 0.501),

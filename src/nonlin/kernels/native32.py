@@ -1,6 +1,6 @@
 """float32 CPU kernels written by hand with ATen's vector types and FMA: sigmoid, tanh, silu, quick_gelu, gelu,
 gelu_tanh, elu, selu, tanhshrink, softcap, clipped_gelu, laplace, ndtr, hardswish, lecun_tanh, lisht, tanhexp,
-siren, sqrtsoftplus, gcu, glu, swiglu, geglu, gtu, swiglustep and clamped_swiglu, forward and backward (entries with
+siren, sqrtsoftplus, gcu, serf, glu, swiglu, geglu, gtu, swiglustep and clamped_swiglu, forward and backward (entries with
 parameters at their defaults, compiled in).
 
 The generated float32 forms (`nonlin.ops.torch_compiled`: sigmoid_float32, the float64-assembled sech2) are
@@ -15,7 +15,7 @@ comparison masks (ATen's AVX-512 ones wait on the previous vector's work: elu's 
 Only +, -, *, /, fma, round-to-nearest-even, min/max, bit operations, an int32 -> float32 bit cast (AVX-512's
 vscalefps for a power-of-two scale, which rounds once as the portable two-step form does) and float32 <-> float64
 conversions (hardswish, a rational function, computes in doubles: fewer operations than double-floats; so do siren,
-gcu and sqrtsoftplus, whose range reductions are exact in doubles), int64 bit operations on doubles, and, for siren's
+gcu and sqrtsoftplus, whose range reductions are exact in doubles, and serf, erf of a softplus), int64 bit operations on doubles, and, for siren's
 and gcu's arguments beyond 2^22 only, the C library's double sin and cos (the same scalar calls under either ISA):
 every other operation is correctly rounded IEEE arithmetic, so the bits are the same under AVX2 and AVX-512 (tests/kernels/
 test_native32.py runs under each in .ci/isa_matrix.py). Where inductor picks no vector ISA it builds with its
@@ -1217,6 +1217,60 @@ ALWAYS static inline VF softplus_beta_grad_f(VF go, VF x, double beta) {
   return nan_to(narrow(softplus_beta_grad_d(gl, xl, beta), softplus_beta_grad_d(gh, xh, beta)), x);
 }
 
+// erf(s) for 0 <= s <= 6 in doubles (callers clamp: erfc(6) < 2^-55, so erf rounds to 1 beyond): below
+// ERF_SERIES_BELOW (1/2) Taylor's series s (c0 + c1 s^2 + ... + c8 s^16) (the next term is 2^-40 relative); above,
+// 1 - erfc(s), erfc(s) = e^{-s^2} (1 + q) / (1 + a) with a = s sqrt 2, (1 + a) erfcx(a / sqrt 2) = 1 + q gauss's
+// fit (ERFCX_Q_D: its float32 coefficients, u = a / (a + 4) and (1 + a)'s quotient from one division), 2^-28.5
+// relative: erfc < 0.48 there, so erf is within 2^-28.6 relative (exp_d's 2^-32 included)
+ALWAYS static inline VD erf_d(VD s) {
+  const VD s2 = s * s;
+  const VD series = s * poly_d<sizeof(ERF_SERIES) / sizeof(double)>(s2, ERF_SERIES);
+  const VD a = s * VD(SQRT2_D), a4 = a + VD(4.0), a1 = a + VD(1.0);
+  const VD r = VD(1.0) / (a4 * a1);
+  const VD u = a * a1 * r;
+  const VD q = u * poly_d<sizeof(ERFCX_Q_D) / sizeof(double)>(u + u - VD(1.0), ERFCX_Q_D);
+  const VD erfc = exp_d(-s2) * (VD(1.0) + q) * (a4 * r);
+  return VD::blendv(VD(1.0) - erfc, series, s < VD(ERF_SERIES_BELOW));
+}
+// serf, x erf(s), s = softplus(x), in doubles (softplus_d: s to 2^-30 relative, which erf's relative
+// sensitivity s erf'(s) / erf(s) <= 1 does not grow; erf_d's 2^-28.6), rounded once: within ~0.55 ULP. x clamped at
+// -1e4 in the product: -inf gives the catalog's -0 (x e^x's limit), not -inf times softplus_d's clamped e^-700
+ALWAYS static inline VD serf_d(VD x) {
+  VD u, sp;
+  softplus_d(x, u, sp);
+  return at::vec::maximum(x, VD(-1e4)) * erf_d(at::vec::minimum(sp, VD(6.0)));
+}
+ALWAYS static inline VF serf_f(VF x) {
+  VD xl, xh;
+  widen(x, xl, xh);
+  return nan_to(narrow(serf_d(xl), serf_d(xh)), x);
+}
+// go serf'(x), serf'(x) = erf(s) + x (2 / sqrt pi) e^{-s^2} sigma(x) (sigma from softplus_d's u: n / (1 + u), n = 1
+// for x >= 0 and u below), in doubles, rounded once. For x < 0 the terms have opposite signs and cancel toward the
+// zero x0 = -1.193...: within SERF_ZONE (0.15) of it the polynomial in d = x - x0 of tools/fit_serf_grad_double.py
+// (x0 a double pair: d exact but for one rounding; the fit 2^-32 relative), beyond, the terms are within 13x of
+// their difference (2^-26 relative). s clamped at 26 in e^{-s^2} (beyond, the second term is below 2^-900 of the
+// first) and x at +-1e4 in the product (x = +inf: 1, as the limit; -inf: -0, the sign of the tail's tiny values,
+// so go -0, NaN for an infinite go)
+ALWAYS static inline VD serf_grad_d(VD go, VD x) {
+  VD u, sp;
+  softplus_d(x, u, sp);
+  const VD s = at::vec::minimum(sp, VD(26.0));
+  const VD sigma = VD::blendv(VD(1.0), u, x < VD(0.0)) / (VD(1.0) + u);
+  const VD xc = at::vec::clamp(x, VD(-1e4), VD(1e4));
+  VD f = at::vec::fmadd(xc * VD(TWO_OVER_SQRT_PI_D) * exp_d(-(s * s)), sigma, erf_d(at::vec::minimum(sp, VD(6.0))));
+  const VD d = (x - VD(SERF_X0_HI)) - VD(SERF_X0_LO);
+  const VD p = poly_d<sizeof(SERF_GRAD_P) / sizeof(double)>(d, SERF_GRAD_P);
+  f = VD::blendv(f, d * at::vec::fmadd(d, p, VD(SERF_C0)), d.abs() < VD(SERF_ZONE));
+  return VD::blendv(go * f, go * VD(-0.0), x == VD(-INFINITY));
+}
+ALWAYS static inline VF serf_grad_f(VF go, VF x) {
+  VD gl, gh, xl, xh;
+  widen(go, gl, gh);
+  widen(x, xl, xh);
+  return nan_to(narrow(serf_grad_d(gl, xl), serf_grad_d(gh, xh)), x);
+}
+
 // tanhexp, x tanh(E), E = e^x = 2^k (h + l), x clamped by the caller (k >= -289). For x >= -8.5 (E >= 2^-12.3):
 // tanh E from u = e^-2E, -2E carried as hi + lo (exact scalings of h and l; its low part outside the reduced
 // argument, softcap's one_plus_clamped; beyond 2E = 24 tanh E rounds to 1), the quotient as th + tl. Below,
@@ -2229,6 +2283,7 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
     "lisht": ("lisht_f", "lisht_grad_f"),
     "gelu_tanh": ("gelu_tanh_f", "gelu_tanh_grad_f"),
     "tanhexp": ("tanhexp_f", "tanhexp_grad_f"),
+    "serf": ("serf_f", "serf_grad_f"),
 }
 # gated kernels: gate(g) v and its two gradients
 GATED: dict[str, tuple[str, str]] = {
@@ -2311,6 +2366,13 @@ TANHEXP_C0 = 0.3525036331603062
 TANHEXP_GRAD_P = (0.011616677045822144, -0.005492867901921272, -0.02583407051861286, -0.04564698413014412,
                   -0.022872082889080048, 0.10786033421754837, 0.32522690296173096)  # fmt: skip
 TANHEXP_ZONE = 0.15
+# serf's derivative near its zero, a double kernel's: `python tools/fit_serf_grad_double.py 5 0.15` (fit 2.0e-10
+# relative), x0 as a double pair
+SERF_X0 = (-1.193059968928188, 3.096701676302884e-17)
+SERF_C0 = 0.30150488936299114
+SERF_GRAD_P = (0.0008847217540704835, -0.0044891580637505795, -0.018713230385033103, -0.02333450449118174,
+               0.04754569145406354, 0.23161220158443793)  # fmt: skip
+SERF_ZONE = 0.15
 # log1p(f) = f + f^2 Q(f) on [sqrt(1/2) - 1, sqrt(2) - 1], Q of degree 9 (lowest first), for the double-precision
 # log1p of the softplus family: `python tools/fit_log1p_double.py 9`, 2^-30.1 relative
 LOG1P_Q = (-0.49999999296374564, 0.33333311086766776, -0.2500008298017452, 0.20002222820371243,
@@ -2422,10 +2484,32 @@ def _constants() -> str:
     lines.append(f"#define GT_GRAD_P(d) ({_horner(GELU_TANH_GRAD_P)})")
     lines.append(f"#define TE_GRAD_P(d) ({_horner(TANHEXP_GRAD_P)})")
     lines.append(f"#define ERFCX_Q(d) ({_horner(tc._ERFCX_Q)})")
-    lines.append(f"constexpr double LOG1P_Q[] = {{{', '.join(map(repr, LOG1P_Q))}}};  // (lowest degree first)")
+    lines.append(_doubles("LOG1P_Q", LOG1P_Q))
     lines.append(f"#define ERFCX_Q_ESTRIN(d, d2, d4, d8) ({_estrin(tc._ERFCX_Q)})")
+    lines.extend(_serf_constants())
     assert tc._ERFCX_K == 4.0 and tc._PHI_LIMIT == 16.0  # (gauss's u = a / (a + 4), a <= 16)
     return "\n".join(lines) + "\n"
+
+
+def _doubles(name: str, values) -> str:
+    return f"constexpr double {name}[] = {{{', '.join(map(repr, values))}}};  // (lowest degree first)"
+
+
+def _serf_constants() -> list[str]:
+    """serf's double kernels' constants: erf's Taylor series below 1/2 ((2 / sqrt pi) (-1)^n / (n! (2n + 1)), n <= 8),
+    gauss's erfcx fit as doubles, and the derivative's zero fit."""
+    from nonlin.ops import torch_compiled as tc
+
+    two_over_sqrt_pi = 2.0 / math.sqrt(math.pi)
+    series = [two_over_sqrt_pi * (-1) ** n / (math.factorial(n) * (2 * n + 1)) for n in range(9)]
+    scalars = {"TWO_OVER_SQRT_PI_D": two_over_sqrt_pi, "SQRT2_D": math.sqrt(2.0), "ERF_SERIES_BELOW": 0.5,
+               "SERF_X0_HI": SERF_X0[0], "SERF_X0_LO": SERF_X0[1], "SERF_C0": SERF_C0, "SERF_ZONE": SERF_ZONE}  # fmt: skip
+    return [
+        *(f"constexpr double {k} = {v.hex()};" for k, v in scalars.items()),
+        _doubles("ERF_SERIES", series),
+        _doubles("ERFCX_Q_D", tc._ERFCX_Q[::-1]),
+        _doubles("SERF_GRAD_P", SERF_GRAD_P[::-1]),
+    ]
 
 
 def _zero_fit(tag: str, x0: tuple[float, float], c0: float, zone: float) -> dict[str, float]:
@@ -2657,6 +2741,7 @@ FORMS: dict[str, tuple] = {
     "lisht": ("mul", "x", ("tanh", "x")),
     "gelu_tanh": ("gelu_tanh", "x"),
     "tanhexp": ("gated", "x", ("tanh", ("exp", "x"))),
+    "serf": ("entry", "serf"),
     # gated: "g" and "v" the two inputs
     "swiglu": ("swiglu", "g", "v", 1.0),
     "geglu": ("mul", ("gated", "g", ("norm_cdf", "g")), "v"),
