@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
-"""Fit the interval table of nonlin.kernels.native32's float32 gelu forward and print it.
+"""Fit the interval tables of nonlin.kernels.native32's float32 gelu, forward and backward, and print them.
 
-On -A <= x < A the kernel computes Phi(x) by a polynomial of degree DEGREE in t = x - c_i on each of N intervals of
-width w = 2A / N (c_i = -A + (i + 1/2) w its center, i = floor((x + A) / w)), its coefficients looked up per lane
-(one permute per coefficient: AVX-512's vpermt2ps reads a table of 32 floats), and gelu(x) = x Phi(x) rounded once.
-Phi is fitted with relative weights (it falls to 3e-5 at x = -4, where gelu's value is x times it): least squares
-on Chebyshev nodes of each interval, padded by 2^-20 on both sides (x + A rounds in float32 before the floor, so
-a lane within an ULP of an edge may take the neighbouring interval), against mpmath at 30 digits, then the
-coefficients rounded to float32 one at a time, constant term first, the higher ones refitted after each rounding.
-c_0 is a float32 pair hi + lo. Prints the table (rows: c_0's high and low parts, then c_1 ... c_DEGREE, each listing
-the N intervals' values) and the max relative error of
-the float32-coefficient polynomials evaluated in float64 on 2001 points per interval: the fit's own error
-(tests/kernels/test_native32.py measures the kernel).
-Usage: python tools/fit_gelu_table_float32.py DEGREE N A   (native32: 7 32 4)
+On -A <= x < A the kernels compute a function F by a polynomial of degree DEGREE in t = x - c_i on each of N
+intervals of width w = 2A / N (c_i = -A + (i + 1/2) w its center, i = floor((x + A) / w)), its coefficients looked
+up per lane (one permute per coefficient: AVX-512's vpermt2ps reads a table of 32 floats). The forward's F is
+Phi(x) (gelu(x) = x Phi(x)); the backward's ("grad") gelu'(x) = Phi(x) + x phi(x), which has a zero at x0 = -0.7518:
+on the intervals whose center lies within w of it, F is gelu'(x) / (x - x0) (the kernel multiplies by x - x0
+carried as a float32 pair), elsewhere gelu'(x). Each F is fitted with relative weights (Phi falls to 3e-5 at
+x = -4, where gelu's value is x times it): least squares on Chebyshev nodes of each interval, padded by 2^-20 on
+both sides (x + A rounds in float32 before the floor, so a lane within an ULP of an edge may take the neighbouring
+interval), against mpmath at 30 digits, then the coefficients rounded one at a time, constant term first, the
+higher ones refitted after each rounding: c_0 as a float32 pair hi + lo (its rounding alone would be half an ULP of
+F at t = 0), the rest float32.
+Prints the rows (c_0's high and low parts, then c_1 ... c_DEGREE, each listing the N intervals' values; for the
+backward then the zero's intervals, -0.0 marking them) and the max relative error of the polynomials evaluated in
+float64 on 2001 points per interval: the fit's own error (tests/kernels/test_native32.py measures the kernels).
+Usage: python tools/fit_gelu_table_float32.py DEGREE N A [grad]   (native32: 6 32 4, and 6 32 4 grad)
 """
 
 from __future__ import annotations
@@ -23,25 +26,28 @@ import mpmath
 import numpy as np
 
 PAD = 2.0**-20
+mpmath.mp.dps = 30
+X0 = mpmath.findroot(lambda x: mpmath.ncdf(x) + x * mpmath.npdf(x), -0.75)
 
 
-def phi(x: float) -> float:
-    with mpmath.workdps(30):
-        return float(mpmath.ncdf(mpmath.mpf(x)))
+def target(x: float, grad: bool, zero: bool) -> float:
+    x = mpmath.mpf(x)
+    if not grad:
+        return float(mpmath.ncdf(x))
+    f = mpmath.ncdf(x) + x * mpmath.npdf(x)
+    return float(f / (x - X0)) if zero else float(f)
 
 
-def fit_interval(center: float, half: float, degree: int) -> np.ndarray:
+def fit_interval(center: float, half: float, degree: int, grad: bool, zero: bool) -> np.ndarray:
     n = 8 * degree + 32
     t = (half + PAD) * np.cos(np.pi * (np.arange(n) + 0.5) / n)
-    y = np.array([phi(center + ti) for ti in t])
-    w = 1.0 / y
+    y = np.array([target(center + ti, grad, zero) for ti in t])
+    w = 1.0 / np.abs(y)
     v = np.vander(t, degree + 1, increasing=True)
     c = np.zeros(degree + 1)
     fixed = 0.0 * y
     for i in range(degree + 1):
         rest, *_ = np.linalg.lstsq(v[:, i:] * w[:, None], (y - fixed) * w, rcond=None)
-        # c_0 as a float32 pair hi + lo (the kernel adds its low part to the rest of the polynomial): its rounding
-        # alone would be half an ULP of Phi at t = 0
         c[i] = _pair(rest[0]) if i == 0 else float(np.float32(rest[0]))
         fixed = fixed + c[i] * v[:, i]
     return c  # increasing degree
@@ -52,32 +58,33 @@ def _pair(v: float) -> float:
     return float(hi) + float(np.float32(v - float(hi)))
 
 
-def max_error(c: np.ndarray, center: float, half: float) -> float:
+def max_error(c: np.ndarray, center: float, half: float, grad: bool, zero: bool) -> float:
     t = np.linspace(-half - PAD, half + PAD, 2001)
-    ref = np.array([phi(center + ti) for ti in t])
+    ref = np.array([target(center + ti, grad, zero) for ti in t])
     return float(np.max(np.abs(np.polynomial.polynomial.polyval(t, c) / ref - 1)))
 
 
 def main() -> None:
     degree, n, edge = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
+    grad = sys.argv[4:] == ["grad"]
     width = 2 * edge / n
-    table, worst = [], 0.0
+    table, zeros, worst = [], [], 0.0
     for i in range(n):
         center = -edge + (i + 0.5) * width
-        c = fit_interval(center, width / 2, degree)
+        zero = grad and abs(center - float(X0)) < width
+        c = fit_interval(center, width / 2, degree, grad, zero)
         table.append(c)
-        worst = max(worst, max_error(c, center, width / 2))
+        zeros.append(zero)
+        worst = max(worst, max_error(c, center, width / 2, grad, zero))
     print(f"# degree {degree}, {n} intervals on [-{edge}, {edge}): max relative error of the fit {worst:.3g} "
           f"({worst / 2.0**-24:.4f} float32 ULP)")  # fmt: skip
     his = [float(np.float32(row[0])) for row in table]
     print("    (" + ", ".join(map(repr, his)) + "),  # c_0's high parts")
-    print(
-        "    ("
-        + ", ".join(repr(float(np.float32(row[0] - h))) for row, h in zip(table, his, strict=True))
-        + "),  # low"
-    )
+    print("    (" + ", ".join(repr(float(np.float32(row[0] - h))) for row, h in zip(table, his, strict=True)) + "),")
     for k in range(1, degree + 1):
         print("    (" + ", ".join(repr(float(np.float32(row[k]))) for row in table) + "),")
+    if grad:
+        print("    (" + ", ".join("-0.0" if z else "0.0" for z in zeros) + "),  # the zero's intervals")
 
 
 if __name__ == "__main__":

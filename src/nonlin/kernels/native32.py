@@ -231,6 +231,27 @@ ALWAYS static inline bool none(VF mask) {
 #endif
 }
 
+// Per-lane lookups in a 64-byte aligned table of 32 floats by each lane's int32 index (0 <= i < 32): AVX-512's
+// vpermt2ps (one instruction), AVX2's four vpermps and three blends on the index's bits 3 and 4 (the same values)
+#if defined(CPU_CAPABILITY_AVX512)
+using LaneIndex = __m512i;
+ALWAYS static inline LaneIndex index_of(VF f) { return _mm512_cvttps_epi32(f); }
+ALWAYS static inline VF lookup32(LaneIndex i, const float* t) {
+  return VF(_mm512_permutex2var_ps(_mm512_load_ps(t), i, _mm512_load_ps(t + 16)));
+}
+#else
+using LaneIndex = __m256i;
+ALWAYS static inline LaneIndex index_of(VF f) { return _mm256_cvttps_epi32(f); }
+ALWAYS static inline VF lookup32(LaneIndex i, const float* t) {
+  const __m256 b3 = _mm256_castsi256_ps(_mm256_slli_epi32(i, 28)), b4 = _mm256_castsi256_ps(_mm256_slli_epi32(i, 27));
+  const __m256 lo = _mm256_blendv_ps(_mm256_permutevar8x32_ps(_mm256_load_ps(t), i),
+                                     _mm256_permutevar8x32_ps(_mm256_load_ps(t + 8), i), b3);
+  const __m256 hi = _mm256_blendv_ps(_mm256_permutevar8x32_ps(_mm256_load_ps(t + 16), i),
+                                     _mm256_permutevar8x32_ps(_mm256_load_ps(t + 24), i), b3);
+  return VF(_mm256_blendv_ps(lo, hi, b4));
+}
+#endif
+
 // 2^k y for |y| < 2^131 and integer k in [-417, 127], rounded once: k = ka + kb, kb = k clamped to [-126, 127];
 // y 2^ka (three exact steps of at least 2^-98) is normal wherever y 2^k is not below 2^-150, so only the last
 // step rounds (AVX-512: one vscalefps, which rounds once too: the same bits)
@@ -1704,11 +1725,67 @@ ALWAYS static inline VF gelu_near(VF x) {
   ndtr_near(x, fh, fl);
   return fma_(x, fh, x * fl);
 }
+// The interval tables of gelu and its derivative on -4 < x < 4 (GELU_T, GELU_GRAD_T: a polynomial of degree 6 in
+// t per interval, tools/fit_gelu_table_float32.py): the lane's interval i = floor(4x + 16) (clamped at 31: 4x + 16
+// rounds up to 32 just below 4), t = x - c_i exact (x and the center c_i = i / 4 - 3.875 share x's grid, and
+// |t| < |x|; below |x| = 1/4 t may round, by 2^-27 of the function's scale), F = hi + lo + t r(t) with r = c1 +
+// t r2(t) by Horner's scheme, its last step carried as rh + rl (c1 - rh exact where |t r2| is within half of c1;
+// elsewhere t r is small against F), t r as qh + ql, and F = fh + fl by Fast2Sum (|qh| <= 0.66 hi on every
+// interval). t r reaches 0.66 of F in Phi's left tail (Phi'/Phi ~ |x|), where a rounded r, t r or sum had cost up to
+// 1.2 ULP. 8 lookups and ~25 more operations per vector where the near forms (gauss_near) take ~70
+struct TableAt { LaneIndex i; VF t; };
+ALWAYS static inline TableAt table_at(VF x) {
+  const VF fi = min_or_second(fma_(x, C(4.0f), C(16.0f)), C(31.0f)).floor();
+  return {index_of(fi), x - fma_(fi, C(0.25f), C(-3.875f))};
+}
+template <int ROWS> ALWAYS static inline void table_parts(const TableAt& at, const float (&tab)[ROWS][32], VF& fh, VF& fl) {
+  const VF t = at.t;
+  VF r = lookup32(at.i, tab[7]);
+  for (int k = 6; k >= 3; --k) r = fma_(r, t, lookup32(at.i, tab[k]));
+  const VF c1 = lookup32(at.i, tab[2]);
+  const VF rh = fma_(r, t, c1), rl = fma_(r, t, c1 - rh);
+  const VF hi = lookup32(at.i, tab[0]);
+  const VF qh = t * rh, ql = fma_(t, rh, -qh) + fma_(t, rl, lookup32(at.i, tab[1]));
+  fh = hi + qh;
+  fl = ((hi - fh) + qh) + ql;
+}
+// Phi(x) = fh + fl for -4 < x < 4
+ALWAYS static inline void ndtr_table(VF x, VF& fh, VF& fl) { table_parts(table_at(x), GELU_T, fh, fl); }
+// gelu'(x) = fh + fl for -4 < x < 4: the table's F times m = mh + ml, x - x0 as dh - x0l (dh exact: Sterbenz) on
+// the two intervals around the derivative's zero (GELU_GRAD_T's last row marks them: -0.0) and 1 elsewhere, as
+// ph + pl (ph = mh F's high part and its exact error), then fh + fl by Fast2Sum (fh of the product's sign also
+// where mh is 0: x at x0's float32 part)
+ALWAYS static inline void gelu_grad_table_parts(VF x, VF& fh, VF& fl) {
+  const TableAt at = table_at(x);
+  VF sh, sl;
+  table_parts(at, GELU_GRAD_T, sh, sl);
+  const VF zero = lookup32(at.i, GELU_GRAD_T[8]);
+  const VF mh = blend(C(1.0f), x - C(GELU_X0_HI), zero), ml = blend(C(0.0f), C(-GELU_X0_LO), zero);
+  const VF ph = mh * sh, pl = fma_(mh, sh, -ph) + fma_(mh, sl, ml * sh);
+  fh = ph + pl;
+  fl = (ph - fh) + pl;
+}
+// gelu(x) = x Phi(x) for -4 < x < 4, rounded once by an fma (x's sign or'ed in: gelu(-0) = -0): 0.61 ULP at most on
+// 4M dense points over [-4, 4] (0.43 ns per element in cache against the near form's 0.82, one AVX-512 core)
+ALWAYS static inline VF gelu_table(VF x) {
+  VF fh, fl;
+  ndtr_table(x, fh, fl);
+  return fma_(x, fh, x * fl) | sign_of(x);
+}
+// go gelu'(x) for -4 < x < 4 and |go| in [2^-32, 2^32] or 0 (no prescale), rounded once (the sign of go gelu'(x)
+// where that is a zero): 0.63 ULP at most on the same points (0.65 ns per element against 1.19)
+ALWAYS static inline VF gelu_grad_table(VF go, VF x) {
+  VF fh, fl;
+  gelu_grad_table_parts(x, fh, fl);
+  return fma_(go, fh, go * fl) | ((go ^ fh) & C(-0.0f));
+}
 ALWAYS static inline VF gelu_f(VF x) {
+  const VF table = x.abs() < C(4.0f);
+  if (every(table)) return gelu_table(x);
   const VF near = (x >= C(-GELU_NEAR)) & (x <= C(FLT_MAX));
-  if (every(near)) return gelu_near(x);
-  const VF far = gated_f<gelu_parts, false>(x, C(1.0f), GELU_OPEN, GELU_CLOSED);
-  return blend(far, gelu_near(x & near), near);
+  const VF rest = every(near) ? gelu_near(x)
+                              : blend(gated_f<gelu_parts, false>(x, C(1.0f), GELU_OPEN, GELU_CLOSED), gelu_near(x & near), near);
+  return blend(rest, gelu_table(x & table), table);
 }
 // go silu'(x) for SILU_PLAIN_LOW <= x <= SILU_OPEN and |go| in [2^-32, 2^32] or 0 (no prescale): silu_grad_far's
 // algebra (N = 1 + u (1 + x) for x >= 0, u (1 + x + u) below, over D^2) on u = uh + ul (one_plus_near; no
@@ -1771,10 +1848,13 @@ ALWAYS static inline VF gelu_grad_near(VF go, VF x) {
   return fma_(go, fh, go * fl) | ((go ^ fh) & C(-0.0f));
 }
 ALWAYS static inline VF gelu_grad_f(VF go, VF x) {
+  const VF table = (x.abs() < C(4.0f)) & unscaled_lanes(go);
+  if (every(table)) return gelu_grad_table(go, x);
   const VF near = (x >= C(-GELU_NEAR)) & (x <= C(FLT_MAX)) & unscaled_lanes(go);
-  if (every(near)) return gelu_grad_near(go, x);
-  const VF far = times_grad<gelu_grad_parts<false>, false, gelu_grad_parts<true>>(go, C(1.0f), x, GELU_CLOSED);
-  return blend(far, gelu_grad_near(go & near, x & near), near);
+  const VF rest = every(near) ? gelu_grad_near(go, x)
+                              : blend(times_grad<gelu_grad_parts<false>, false, gelu_grad_parts<true>>(go, C(1.0f), x, GELU_CLOSED),
+                                      gelu_grad_near(go & near, x & near), near);
+  return blend(rest, gelu_grad_table(go & table, x & table), table);
 }
 // quick_gelu, x sigma(z) with z = beta x carried as zh + zl (times_beta), for QG_NEAR <= x (z >= -68.1, u normal):
 // silu's near forms on z, zl folded into u (e^{-|z|} = e^{-|zh|}(1 + nzl)) and into 1 + z; x clamped at QG_OPEN
@@ -1902,12 +1982,25 @@ ALWAYS static inline VF geglu_near(VF g, VF v) {
   ndtr_near(g, fh, fl);
   return times_parts(g, v, fh, fl);
 }
-// (a lane's result depends on its g and v alone: the lanes in geglu_near's range take its bits in every vector)
+// geglu on gelu's tables where |g| < 4 and g, v in [2^-32, 2^32] or 0: (g v) Phi(g), rounded once (at v = 1 gelu's
+// bits)
+ALWAYS static inline VF geglu_table_lanes(VF g, VF a, VF b) {
+  return (g.abs() < C(4.0f)) & unscaled_lanes(g) & unscaled_lanes(a) & unscaled_lanes(b);
+}
+ALWAYS static inline VF geglu_table(VF g, VF v) {
+  VF fh, fl;
+  ndtr_table(g, fh, fl);
+  return times_parts(g, v, fh, fl);
+}
+// (a lane's result depends on its g and v alone: the lanes in the table's range, and then in geglu_near's, take
+// their bits in every vector)
 ALWAYS static inline VF geglu_f(VF g, VF v) {
+  const VF table = geglu_table_lanes(g, v, v);
+  if (every(table)) return geglu_table(g, v);
   const VF near = geglu_near_lanes(g, v, v);
-  if (every(near)) return geglu_near(g, v);
-  const VF far = gated_f<gelu_parts>(g, v, GELU_OPEN, GELU_CLOSED);
-  return blend(far, geglu_near(g & near, v & near), near);
+  const VF rest = every(near) ? geglu_near(g, v)
+                              : blend(gated_f<gelu_parts>(g, v, GELU_OPEN, GELU_CLOSED), geglu_near(g & near, v & near), near);
+  return blend(rest, geglu_table(g & table, v & table), table);
 }
 // Where both gradients take their plain forms (g inside the plain gate's range, go and v finite), the gate and its
 // derivative share one exponential (swiglu: u = e^-|g|; geglu: e^{-a^2/2} and erfcx): the values each would
@@ -1981,8 +2074,20 @@ ALWAYS static inline void geglu_grad_far(VF go, VF g, VF v, VF& dg, VF& dv) {
   gated_grad_f<gelu_parts, gelu_grad_parts<false>, gelu_parts, gelu_grad_parts<true>>(go, g, v, dg, dv, GELU_OPEN,
                                                                                    GELU_CLOSED);
 }
-ALWAYS static inline void geglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
+// geglu's two gradients on gelu's tables (geglu_table_lanes for (g, go) and (g, v)): dv = (g go) Phi(g) and dg =
+// (go v) gelu'(g), each rounded once
+ALWAYS static inline void geglu_grad_table(VF go, VF g, VF v, VF& dg, VF& dv) {
+  VF fh, fl;
+  ndtr_table(g, fh, fl);
+  dv = times_parts(g, go, fh, fl);
+  gelu_grad_table_parts(g, fh, fl);
+  dg = times_signed_parts(go, v, fh, fl);
+}
+ALWAYS static inline void geglu_grad_rest(VF go, VF g, VF v, VF& dg, VF& dv) {
   near_or_far_grad<geglu_near_lanes, geglu_grad_near, geglu_grad_far>(go, g, v, dg, dv);
+}
+ALWAYS static inline void geglu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
+  near_or_far_grad<geglu_table_lanes, geglu_grad_table, geglu_grad_rest>(go, g, v, dg, dv);
 }
 
 // glu, sigma(g) v: sigma(g) = (h + l) 2^k as sigmoid_f's quotient (u = e^-|g| down to e^-194: beyond, sigma(g)
@@ -2366,6 +2471,33 @@ TANHEXP_C0 = 0.3525036331603062
 TANHEXP_GRAD_P = (0.011616677045822144, -0.005492867901921272, -0.02583407051861286, -0.04564698413014412,
                   -0.022872082889080048, 0.10786033421754837, 0.32522690296173096)  # fmt: skip
 TANHEXP_ZONE = 0.15
+# gelu's forward on [-4, 4): Phi(x) by a polynomial of degree 6 in t = x - c on each of 32 intervals of width 1/4
+# (rows: c_0 as a float32 pair hi + lo, then c_1 ... c_6; each row lists the 32 intervals' values): `python
+# tools/fit_gelu_table_float32.py 6 32 4` (fit 5.6e-9 relative, 0.093 float32 ULP)
+GELU_TABLE = (
+    (5.3312349336920306e-05, 0.00014448072761297226, 0.0003690784506034106, 0.0008890252793207765, 0.002020137384533882, 0.004332448355853558, 0.008774475194513798, 0.016793306916952133, 0.030396360903978348, 0.05208127945661545, 0.08456572145223618, 0.13029451668262482, 0.1907869577407837, 0.26598551869392395, 0.3538302481174469, 0.45026177167892456, 0.5497382283210754, 0.6461697816848755, 0.7340144515037537, 0.8092130422592163, 0.8697054982185364, 0.9154343008995056, 0.947918713092804, 0.9696036577224731, 0.9832066893577576, 0.99122554063797, 0.995667576789856, 0.9979798793792725, 0.999110996723175, 0.9996309280395508, 0.9998555183410645, 0.9999467134475708),  # c_0's high parts
+    (5.185876684674073e-13, -1.6316346060710196e-12, 3.705358068983866e-12, 1.966656525131949e-11, 1.0505871173016601e-10, 6.57137191883983e-12, -9.946311829711618e-11, -4.690198229795328e-10, 8.612464075241633e-10, -4.0782405230643803e-11, 9.002451006878687e-10, 4.5545528459811635e-10, -4.887380278262299e-09, 1.0354962221015285e-08, -1.4790669133901702e-08, 3.4901050938174194e-09, -3.491773536978826e-09, -1.5012652454515774e-08, 1.9447394805638396e-08, 4.888359494970018e-09, -1.535516602757525e-08, -2.325066716934998e-08, 7.492102938044809e-09, -1.948766126247392e-08, 4.193819513886865e-09, -1.5733714775478802e-08, -2.5152889548962776e-08, -1.6869242003281215e-08, -2.2022300427693153e-08, -6.4938339150444335e-09, 9.330523020878445e-10, -2.5797321612230917e-08),  # low
+    (0.00021893164375796914, 0.0005590615328401327, 0.0013411188265308738, 0.003022257937118411, 0.006398120429366827, 0.01272418163716793, 0.023771900683641434, 0.04172098636627197, 0.06878627836704254, 0.10653826594352722, 0.15501226484775543, 0.21187664568424225, 0.2720550000667572, 0.32816097140312195, 0.37185508012771606, 0.3958376944065094, 0.3958376944065094, 0.37185508012771606, 0.32816097140312195, 0.2720550000667572, 0.21187664568424225, 0.15501226484775543, 0.10653826594352722, 0.06878627836704254, 0.04172098636627197, 0.023771900683641434, 0.01272418163716793, 0.006398120429366827, 0.003022257937118411, 0.0013411188265308738, 0.0005590615328401327, 0.00021893164375796914),
+    (0.0004241798887960613, 0.001013298868201673, 0.002263137837871909, 0.004722277633845806, 0.009197299368679523, 0.016700489446520805, 0.028229132294654846, 0.04432855173945427, 0.06448714435100555, 0.08656233549118042, 0.10657092928886414, 0.11918061226606369, 0.11902406811714172, 0.10255031287670135, 0.06972280144691467, 0.02473987080156803, -0.024739842861890793, -0.06972284615039825, -0.10255029797554016, -0.11902406066656113, -0.11918061226606369, -0.10657093673944473, -0.08656234294176102, -0.06448713690042496, -0.04432854801416397, -0.028229132294654846, -0.016700487583875656, -0.009197297506034374, -0.004722278099507093, -0.002263138070702553, -0.0010132989846169949, -0.000424180063419044),
+    (0.0005114058149047196, 0.001131220255047083, 0.0023225194308906794, 0.004415356088429689, 0.007747715339064598, 0.01249225065112114, 0.018386144191026688, 0.024445686489343643, 0.028839552775025368, 0.02913196198642254, 0.02300966903567314, 0.00937986746430397, -0.010627571493387222, -0.03332943841814995, -0.053257592022418976, -0.06494350731372833, -0.06494350731372833, -0.053257595747709274, -0.03332943469285965, -0.010627570562064648, 0.00937986746430397, 0.023009667173027992, 0.02913195826113224, 0.028839556500315666, 0.02444569021463394, 0.018386144191026688, 0.012492251582443714, 0.007747716270387173, 0.004415356088429689, 0.0023225191980600357, 0.001131220255047083, 0.0005114056984893978),
+    (0.0004247609176672995, 0.000856315135024488, 0.0015824862057343125, 0.002662546932697296, 0.00403552083298564, 0.005414407234638929, 0.0062118773348629475, 0.005597757641226053, 0.0027686990797519684, -0.0025908383540809155, -0.00985163077712059, -0.017225127667188644, -0.022163258865475655, -0.02230132557451725, -0.0166077371686697, -0.006155835930258036, 0.006150194443762302, 0.016616880893707275, 0.02229839190840721, 0.022161774337291718, 0.017225142568349838, 0.009853057563304901, 0.002592413453385234, -0.002770313760265708, -0.0055985646322369576, -0.006211868952959776, -0.00541475648060441, -0.004035880323499441, -0.002662449609488249, -0.0015824360307306051, -0.0008562954608350992, -0.0004247292235959321),
+    (0.0002531794016249478, 0.0004518880450632423, 0.0007194848731160164, 0.0009997374145314097, 0.0011565338354557753, 0.0009639347554184496, 0.00018491792434360832, -0.0012817337410524487, -0.003262429963797331, -0.005224290303885937, -0.00614997697994113, -0.005263946950435638, -0.0022544017992913723, 0.0022393520921468735, 0.006598606705665588, 0.009631243534386158, 0.009631241671741009, 0.006598879117518663, 0.002239084569737315, -0.0022544695530086756, -0.005263946019113064, -0.006149841472506523, -0.005224017892032862, -0.003262704238295555, -0.0012820045230910182, 0.0001849174004746601, 0.0009638671763241291, 0.0011564659653231502, 0.000999737880192697, 0.000719501986168325, 0.0004518881323747337, 0.00025318789994344115),
+    (0.00010520657087909058, 0.00015726032142993063, 0.00019087197142653167, 0.0001608247112017125, 2.8409913284122013e-05, -0.0002896564546972513, -0.0007518766215071082, -0.0011534577934071422, -0.0012916254345327616, -0.001133567187935114, -0.00012485156184993684, 0.0012965999776497483, 0.0026726890355348587, 0.0032861267682164907, 0.002361367689445615, 0.001158110680989921, -0.0009015970281325281, -0.002778668887913227, -0.003155028447508812, -0.0026062666438519955, -0.001298240851610899, 6.161463534226641e-05, 0.0010600094683468342, 0.0013676908565685153, 0.0011916717048734426, 0.0007515582838095725, 0.00030504883034154773, -1.2380567568470724e-05, -0.0001652687496971339, -0.00019324048480484635, -0.00015809322940185666, -0.00010659445251803845),
+)  # fmt: skip
+# gelu's derivative on [-4, 4) the same way: gelu'(x), or on the two intervals around its zero x0 = -0.7518 (the
+# last row's -0.0) gelu'(x) / (x - x0), by `python tools/fit_gelu_table_float32.py 6 32 4 grad` (fit 2.4e-9, 0.041
+# float32 ULP)
+GELU_GRAD_TABLE = (
+    (-0.0007950477302074432, -0.0018821172416210175, -0.0041571976616978645, -0.00855553150177002, -0.016374457627534866, -0.02906852774322033, -0.04768379032611847, -0.07186378538608551, -0.09857790172100067, -0.12104340642690659, -0.1285761445760727, -0.10806670784950256, 0.3835870027542114, 0.48019710183143616, 0.21438457071781158, 0.4007820785045624, 0.59921795129776, 0.7856154441833496, 0.939115047454834, 1.047261118888855, 1.1080666780471802, 1.1285761594772339, 1.1210434436798096, 1.098577857017517, 1.0718637704849243, 1.047683835029602, 1.0290684700012207, 1.0163744688034058, 1.00855553150177, 1.0041571855545044, 1.0018820762634277, 1.0007950067520142),  # c_0's high parts
+    (-1.59299743535124e-11, -4.960076099846944e-11, -8.061457751340484e-11, 4.4224413020543807e-10, -7.755080466687048e-10, -5.86985182682298e-10, 9.47414258156698e-10, -1.8391190792499401e-09, -3.691321026622063e-09, 1.2938422555563989e-10, 1.9208346024868206e-09, -1.5214981496924906e-09, 7.888171005276945e-09, 7.964565895690612e-09, 2.3965620599142312e-09, -1.4218404231769455e-08, -1.5610993386871996e-08, -1.731444676522642e-08, 2.8840069887792197e-08, 5.184113405221069e-08, 3.131488313101727e-08, -1.682251493662079e-08, -3.7382051232270896e-08, 4.839286305013957e-08, 1.6736580121801126e-08, -4.565439937209703e-08, 5.83272168341864e-08, -1.0400193595216933e-08, -4.4093861895078135e-10, 1.2189272702300968e-08, 4.1028830111145e-08, 4.099461037299079e-08),
+    (-0.0028495320584625006, -0.006228294689208269, -0.012593944557011127, -0.023469721898436546, -0.0400882214307785, -0.06222920119762421, -0.08654458075761795, -0.10495435446500778, -0.10425420105457306, -0.06825108081102371, 0.016954468563199043, 0.15559691190719604, 0.38770970702171326, 0.3780769109725952, 0.6914180517196655, 0.7854903936386108, 0.7854903936386108, 0.6914180517196655, 0.5281340479850769, 0.3358179032802582, 0.15559691190719604, 0.016954468563199043, -0.06825108081102371, -0.10425420105457306, -0.10495435446500778, -0.08654458075761795, -0.06222920119762421, -0.0400882214307785, -0.023469721898436546, -0.012593944557011127, -0.006228294689208269, -0.0028495320584625006),
+    (-0.004672608803957701, -0.009262187406420708, -0.01672600768506527, -0.02722688391804695, -0.039232220500707626, -0.048274848610162735, -0.04631342738866806, -0.022856902331113815, 0.031235957518219948, 0.1176706850528717, 0.2247980684041977, 0.32588452100753784, 0.022248942404985428, -0.0625784769654274, 0.26908648014068604, 0.09857282787561417, -0.09857288002967834, -0.2690865695476532, -0.37014251947402954, -0.38496842980384827, -0.32588449120521545, -0.2247980684041977, -0.1176706850528717, -0.0312359556555748, 0.022856906056404114, 0.04631341993808746, 0.048274848610162735, 0.039232224225997925, 0.0272268857806921, 0.01672600582242012, 0.009262186475098133, 0.004672608338296413),
+    (-0.004537736531347036, -0.007891368120908737, -0.012072782963514328, -0.015619260258972645, -0.015420975163578987, -0.006884262431412935, 0.014532627537846565, 0.050194427371025085, 0.09457896649837494, 0.1333770900964737, 0.1462250053882599, 0.115032859146595, -0.10396623611450195, -0.11821217834949493, -0.18811818957328796, -0.25668761134147644, -0.25668761134147644, -0.18811820447444916, -0.07756505161523819, 0.03505471348762512, 0.115032859146595, 0.1462250053882599, 0.1333770900964737, 0.09457896649837494, 0.050194427371025085, 0.014532624743878841, -0.006884262431412935, -0.015420973300933838, -0.01561925932765007, -0.012072784826159477, -0.007891368120908737, -0.004537736531347036),
+    (-0.0027676033787429333, -0.003895029192790389, -0.004233346786350012, -0.0023399924393743277, 0.0035259199794381857, 0.014357107691466808, 0.028772450983524323, 0.0416717529296875, 0.0446690209209919, 0.02938753552734852, -0.006907312665134668, -0.056417372077703476, -0.025568097829818726, -0.00153563660569489, -0.09569709002971649, -0.03674834594130516, 0.03676004707813263, 0.09571558982133865, 0.11841265112161636, 0.1008123904466629, 0.05641190707683563, 0.006907323375344276, -0.029387470334768295, -0.044669296592473984, -0.041672393679618835, -0.02877078577876091, -0.01435706578195095, -0.0035267185885459185, 0.002339583821594715, 0.004233713261783123, 0.0038951921742409468, 0.0027676846366375685),
+    (-0.0009554717689752579, -0.0007292127120308578, 0.0004037189355585724, 0.002902453066781163, 0.006670347414910793, 0.010480769909918308, 0.011780166998505592, 0.007529775146394968, -0.004076587036252022, -0.0208941251039505, -0.03603602200746536, -0.04034987837076187, 0.015389659442007542, 0.021902069449424744, 0.03429705277085304, 0.056398823857307434, 0.05639883503317833, 0.03429815545678139, 0.0012008424382656813, -0.027185678482055664, -0.04034988582134247, -0.03603602200746536, -0.02089412696659565, -0.0040765865705907345, 0.007529773749411106, 0.011780370958149433, 0.010480769909918308, 0.006670210510492325, 0.00290238531306386, 0.00040385493775829673, -0.0007292114314623177, -0.0009554711286909878),
+    (-3.930251841666177e-05, 0.0003838632255792618, 0.0011513448553159833, 0.0021590583492070436, 0.0027813606429845095, 0.002073857933282852, -0.0007328679203055799, -0.005233938805758953, -0.009968601167201996, -0.011667494662106037, -0.0074590654112398624, 0.0028056299779564142, 0.006094623357057571, 0.002187875332310796, 0.019484201446175575, 0.007746565155684948, -0.008296562358736992, -0.020328037440776825, -0.02243843860924244, -0.014479056932032108, -0.0025684619322419167, 0.007458512205630541, 0.011662768200039864, 0.009979292750358582, 0.005261609330773354, 0.0006546015501953661, -0.002076132455840707, -0.0027440092526376247, -0.002140207914635539, -0.001168308313935995, -0.00039102512528188527, 3.575049777282402e-05),
+    (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -0.0, -0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),  # the zero's intervals
+)  # fmt: skip
 # serf's derivative near its zero, a double kernel's: `python tools/fit_serf_grad_double.py 5 0.15` (fit 2.0e-10
 # relative), x0 as a double pair
 SERF_X0 = (-1.193059968928188, 3.096701676302884e-17)
@@ -2487,8 +2619,16 @@ def _constants() -> str:
     lines.append(_doubles("LOG1P_Q", LOG1P_Q))
     lines.append(f"#define ERFCX_Q_ESTRIN(d, d2, d4, d8) ({_estrin(tc._ERFCX_Q)})")
     lines.extend(_serf_constants())
+    lines.append(_floats_table("GELU_T", GELU_TABLE))
+    lines.append(_floats_table("GELU_GRAD_T", GELU_GRAD_TABLE))
     assert tc._ERFCX_K == 4.0 and tc._PHI_LIMIT == 16.0  # (gauss's u = a / (a + 4), a <= 16)
     return "\n".join(lines) + "\n"
+
+
+def _floats_table(name: str, rows) -> str:
+    """A C++ table of float32 rows (exact literals), 64-byte aligned: `lookup32` loads them as vectors."""
+    body = ",\n".join("  {" + ", ".join(map(_f32, row)) + "}" for row in rows)
+    return f"alignas(64) static const float {name}[{len(rows)}][{len(rows[0])}] = {{\n{body}}};"
 
 
 def _doubles(name: str, values) -> str:
