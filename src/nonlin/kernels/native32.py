@@ -12,7 +12,9 @@ vector operations per 16 elements. Built by inductor's C++ toolchain (`CppPython
 `nonlin.kernels.gather`): its compiler, flags and vector ISA on this machine, with `nonlin.kernels.mask_moves`'
 comparison masks (ATen's AVX-512 ones wait on the previous vector's work: elu's forward 1.75 -> 0.70 ns per element).
 
-Only +, -, *, /, fma, round-to-nearest-even, min/max, bit operations, an int32 -> float32 bit cast (AVX-512's
+Only +, -, *, /, fma, round-to-nearest-even, min/max, bit operations, table lookups by a lane's index (gelu's
+tables: the floor of 4x + 16 converted to int32, exact, then vpermt2ps, or AVX2's vpermps and blends: the same
+values), an int32 -> float32 bit cast (AVX-512's
 vscalefps for a power-of-two scale, which rounds once as the portable two-step form does) and float32 <-> float64
 conversions (hardswish, a rational function, computes in doubles: fewer operations than double-floats; so do siren,
 gcu and sqrtsoftplus, whose range reductions are exact in doubles, and serf, erf of a softplus), int64 bit operations on doubles, and, for siren's
@@ -42,8 +44,9 @@ sigmoid's forward below |x| = 69 has a form of its own (`sigmoid_near`: the expo
 ULP where the goal is 2, in about torch.sigmoid's operation count), and so has silu's from -68 to 20
 (`silu_near`: the exponential carried as uh + ul with a rounded p, 1.04 ULP); so have sigmoid's, tanh's and
 silu's backward, quick_gelu and gelu_tanh (silu's forms on their z, `silu_near_of`, `silu_grad_near_of`), gelu,
-geglu and clipped_gelu from -9 up (`gauss_near`: e^{-a^2/2} from the same exponential, erfcx's fit by Estrin's
-scheme, one corrected quotient), ndtr and laplace on every finite z (the same pieces, the exponential scaled by a
+geglu and clipped_gelu below |x| = 4 from interval tables (a degree-6 polynomial per quarter, its coefficients
+looked up per lane: `table_parts`) and beyond from -9 up (`gauss_near`: e^{-a^2/2} from the same exponential,
+erfcx's fit by Estrin's scheme, one corrected quotient), ndtr and laplace on every finite z (the same pieces, the exponential scaled by a
 power of two chosen per lane in the far tails: `norm_cdf_near`, `pdf_near`), swiglu, glu and gtu for |g| <= 60
 (`sigma_near_parts`), and tanhshrink's derivative (its exact form less the scale): each needs no scale in
 its range, and every such lane takes it whatever its neighbours are (a vector with another lane computes both
