@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Fit an interval table of nonlin.kernels.native32's float32 kernels and print it.
+
+On -A <= x < A a kernel computes a function F by a polynomial of degree DEGREE in t = x - c_i on each of 32
+intervals of width w = A / 16 (c_i = -A + (i + 1/2) w its center, i = floor((x + A) / w)), its coefficients looked
+up per lane (one permute per coefficient: AVX-512's vpermt2ps reads a table of 32 floats). FUNCTION names F:
+"gelu": Phi(x) (gelu(x) = x Phi(x)); "gelu_grad": gelu'(x) = Phi(x) + x phi(x); "silu_grad": silu'(x) = sigma(x)
+(1 + x sigma(-x)). A derivative with a zero x0 (gelu' at -0.7518, silu' at -1.2785) is fitted on the intervals
+whose center lies within w of x0 as F / (x - x0) (the kernel multiplies by x - x0 carried as a float32 pair).
+Each F is fitted with relative weights (Phi falls to 3e-5 at x = -4, where gelu's value is x times it): least
+squares on Chebyshev nodes of each interval, padded by 2^-20 on both sides (x + A rounds in float32 before the
+floor, so a lane within an ULP of an edge may take the neighbouring interval), against mpmath at 30 digits, then
+the coefficients rounded one at a time, constant term first, the higher ones refitted after each rounding: c_0 as a
+float32 pair hi + lo (its rounding alone would be half an ULP of F at t = 0), the rest float32.
+Prints the rows (c_0's high and low parts, then c_1 ... c_DEGREE, each listing the 32 intervals' values; for a
+derivative with a zero then its intervals, -0.0 marking them) and the max relative error of the polynomials
+evaluated in float64 on 2001 points per interval: the fit's own error (tests/kernels/test_native32.py measures the
+kernels).
+Usage: python tools/fit_table_float32.py FUNCTION DEGREE A   (native32: gelu 6 4, gelu_grad 6 4, silu_grad D 8)
+"""
+
+from __future__ import annotations
+
+import sys
+
+import mpmath
+import numpy as np
+
+PAD = 2.0**-20
+mpmath.mp.dps = 30
+N = 32
+
+
+def _sigma(x):
+    return 1 / (1 + mpmath.exp(-x))
+
+
+# FUNCTION -> (F, a guess of its zero or None)
+FUNCTIONS = {
+    "gelu": (mpmath.ncdf, None),
+    "gelu_grad": (lambda x: mpmath.ncdf(x) + x * mpmath.npdf(x), -0.75),
+    "silu_grad": (lambda x: _sigma(x) * (1 + x * _sigma(-x)), -1.28),
+}
+
+
+def target(f, x0, x: float, zero: bool) -> float:
+    x = mpmath.mpf(x)
+    return float(f(x) / (x - x0)) if zero else float(f(x))
+
+
+def fit_interval(f, x0, center: float, half: float, degree: int, zero: bool) -> np.ndarray:
+    n = 8 * degree + 32
+    t = (half + PAD) * np.cos(np.pi * (np.arange(n) + 0.5) / n)
+    y = np.array([target(f, x0, center + ti, zero) for ti in t])
+    w = 1.0 / np.abs(y)
+    v = np.vander(t, degree + 1, increasing=True)
+    c = np.zeros(degree + 1)
+    fixed = 0.0 * y
+    for i in range(degree + 1):
+        rest, *_ = np.linalg.lstsq(v[:, i:] * w[:, None], (y - fixed) * w, rcond=None)
+        c[i] = _pair(rest[0]) if i == 0 else float(np.float32(rest[0]))
+        fixed = fixed + c[i] * v[:, i]
+    return c  # increasing degree
+
+
+def _pair(v: float) -> float:
+    hi = np.float32(v)
+    return float(hi) + float(np.float32(v - float(hi)))
+
+
+def max_error(f, x0, c: np.ndarray, center: float, half: float, zero: bool) -> float:
+    t = np.linspace(-half - PAD, half + PAD, 2001)
+    ref = np.array([target(f, x0, center + ti, zero) for ti in t])
+    return float(np.max(np.abs(np.polynomial.polynomial.polyval(t, c) / ref - 1)))
+
+
+def main() -> None:
+    name, degree, edge = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+    f, guess = FUNCTIONS[name]
+    x0 = None if guess is None else mpmath.findroot(f, guess)
+    width = 2 * edge / N
+    table, zeros, worst = [], [], 0.0
+    for i in range(N):
+        center = -edge + (i + 0.5) * width
+        zero = x0 is not None and abs(center - float(x0)) < width
+        c = fit_interval(f, x0, center, width / 2, degree, zero)
+        table.append(c)
+        zeros.append(zero)
+        worst = max(worst, max_error(f, x0, c, center, width / 2, zero))
+    print(
+        f"# {name}, degree {degree}, {N} intervals on [-{edge}, {edge}): max relative error of the fit {worst:.3g} "
+        f"({worst / 2.0**-24:.4f} float32 ULP)"
+    )
+    his = [float(np.float32(row[0])) for row in table]
+    print("    (" + ", ".join(map(repr, his)) + "),  # c_0's high parts")
+    print("    (" + ", ".join(repr(float(np.float32(row[0] - h))) for row, h in zip(table, his, strict=True)) + "),")
+    for k in range(1, degree + 1):
+        print("    (" + ", ".join(repr(float(np.float32(row[k]))) for row in table) + "),")
+    if x0 is not None:
+        print("    (" + ", ".join("-0.0" if z else "0.0" for z in zeros) + "),  # the zero's intervals")
+
+
+if __name__ == "__main__":
+    main()
