@@ -155,7 +155,7 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # Bounds (float32 ULP of the true value), forward and backward (go f'(x)); measured on every 1021st float32 and
 # 4.8M dense points (and 2M around silu's and gelu's derivative zeros): sigmoid 1.44 / 1.75 (below |x| = 69 the
 # exponential rounded to float32, bounded by 1.92 both ways; 1.47 forward on every 7th float32), tanh 0.72 / 1.75
-# (its derivative's form is sigmoid's), silu 1.00 / 1.01 (its derivative below |x| = 8 from its interval table, 0.68; from -68 to 20 the forms carrying u as uh + ul with p
+# (its derivative's form is sigmoid's; both derivatives below |x| = 8 and 4 from one interval table, 0.59), silu 1.00 / 1.01 (its derivative below |x| = 8 from its interval table, 0.68; from -68 to 20 the forms carrying u as uh + ul with p
 # rounded: 1.04 / 1.11 on every 7th float32), gelu 1.06 / 1.13 (below |x| = 4 its interval tables, 0.61 / 0.63:
 # test_interval_tables_hold_their_bounds_on_their_range; beyond, from -9 up the near forms, whose e^{-a^2/2} has
 # exp_near's error: 1.22 forward on every 7th float32, where the exact form had 1.20), elu 0.79 / 0.84, selu

@@ -239,12 +239,14 @@ ALWAYS static inline bool none(VF mask) {
 #if defined(CPU_CAPABILITY_AVX512)
 using LaneIndex = __m512i;
 ALWAYS static inline LaneIndex index_of(VF f) { return _mm512_cvttps_epi32(f); }
+ALWAYS static inline VF below_32(VF f) { return VF(_mm512_min_ps(f, _mm512_set1_ps(31.0f))); }
 ALWAYS static inline VF lookup32(LaneIndex i, const float* t) {
   return VF(_mm512_permutex2var_ps(_mm512_load_ps(t), i, _mm512_load_ps(t + 16)));
 }
 #else
 using LaneIndex = __m256i;
 ALWAYS static inline LaneIndex index_of(VF f) { return _mm256_cvttps_epi32(f); }
+ALWAYS static inline VF below_32(VF f) { return VF(_mm256_min_ps(f, _mm256_set1_ps(31.0f))); }
 ALWAYS static inline VF lookup32(LaneIndex i, const float* t) {
   const __m256 b3 = _mm256_castsi256_ps(_mm256_slli_epi32(i, 28)), b4 = _mm256_castsi256_ps(_mm256_slli_epi32(i, 27));
   const __m256 lo = _mm256_blendv_ps(_mm256_permutevar8x32_ps(_mm256_load_ps(t), i),
@@ -255,6 +257,48 @@ ALWAYS static inline VF lookup32(LaneIndex i, const float* t) {
 }
 #endif
 
+// Interval tables (GELU_T, GELU_GRAD_T on -4 < x < 4, SILU_GRAD_T on -8 < x < 8: a polynomial of degree 6 in t per
+// interval, 32 intervals, tools/fit_table_float32.py): the lane's interval i = floor(P x + 16) for P = 32 / width
+// of the range (clamped at 31: P x + 16 rounds up to 32 just below the top), t = x - c_i exact (x and the center
+// c_i = (i + 1/2) / P - 16 / P share x's grid, and |t| < |x|; below |x| = 1 / P t may round, by 2^-27 of the
+// function's scale), F = hi + lo + t r(t) with r = c1 + t r2(t) by Horner's scheme, its last step carried as rh +
+// rl (c1 - rh exact where |t r2| is within half of c1; elsewhere t r is small against F), t r as qh + ql, and F =
+// fh + fl by Fast2Sum (|qh| <= 0.66 hi on every interval of each table). t r reaches 0.66 of F in Phi's left tail
+// (Phi'/Phi ~ |x|), where a rounded r, t r or sum had cost up to 1.2 ULP. 8 lookups and ~25 more operations per
+// vector where the near forms take ~70 (gelu's gauss_near) or ~60 (silu's derivative)
+struct TableAt { LaneIndex i; VF t; };
+template <int P> ALWAYS static inline TableAt table_at(VF x) {
+  const VF fi = below_32(fma_(x, C((float)P), C(16.0f))).floor();
+  return {index_of(fi), x - fma_(fi, C(1.0f / P), C((0.5f - 16.0f) / P))};
+}
+template <int ROWS> ALWAYS static inline void table_parts(const TableAt& at, const float (&tab)[ROWS][32], VF& fh, VF& fl) {
+  const VF t = at.t;
+  VF r = lookup32(at.i, tab[7]);
+  for (int k = 6; k >= 3; --k) r = fma_(r, t, lookup32(at.i, tab[k]));
+  const VF c1 = lookup32(at.i, tab[2]);
+  const VF rh = fma_(r, t, c1), rl = fma_(r, t, c1 - rh);
+  const VF hi = lookup32(at.i, tab[0]);
+  const VF qh = t * rh, ql = fma_(t, rh, -qh) + fma_(t, rl, lookup32(at.i, tab[1]));
+  fh = hi + qh;
+  fl = ((hi - fh) + qh) + ql;
+}
+// f'(x) = fh + fl from a derivative's table with a zero x0 = x0h + x0l: the table's F times m = mh + ml, x - x0 as
+// dh - x0l (dh exact: Sterbenz) on the intervals around the zero (the table's last row marks them: -0.0) and 1
+// elsewhere, as ph + pl (ph = mh F's high part and its exact error), then fh + fl by Fast2Sum (fh of the product's
+// sign also where mh is 0: x at x0's float32 part)
+template <int P> ALWAYS static inline void grad_table_parts(VF x, const float (&tab)[9][32], float x0h, float x0l, VF& fh, VF& fl) {
+  const TableAt at = table_at<P>(x);
+  VF sh, sl;
+  table_parts(at, tab, sh, sl);
+  const VF zero = lookup32(at.i, tab[8]);
+  const VF mh = blend(C(1.0f), x - C(x0h), zero), ml = blend(C(0.0f), C(-x0l), zero);
+  const VF ph = mh * sh, pl = fma_(mh, sh, -ph) + fma_(mh, sl, ml * sh);
+  fh = ph + pl;
+  fl = (ph - fh) + pl;
+}
+// go f'(x) from fh + fl for |go| in [2^-32, 2^32] or 0 (no prescale), rounded once (the sign of go f'(x) where that
+// is a zero)
+ALWAYS static inline VF times_grad_table(VF go, VF fh, VF fl) { return fma_(go, fh, go * fl) | ((go ^ fh) & C(-0.0f)); }
 // 2^k y for |y| < 2^131 and integer k in [-417, 127], rounded once: k = ka + kb, kb = k clamped to [-126, 127];
 // y 2^ka (three exact steps of at least 2^-98) is normal wherever y 2^k is not below 2^-150, so only the last
 // step rounds (AVX-512: one vscalefps, which rounds once too: the same bits)
@@ -464,7 +508,18 @@ ALWAYS static inline VF sigma_grad(VF go, VF x, float c, float m) {
 }
 
 // go sigma'(x) = go sigma(x) sigma(-x)
-ALWAYS static inline VF sigmoid_grad_f(VF go, VF x) { return sigma_grad(go, x, 1.0f, 1.0f); }
+// go sigma'(x) for -8 < x < 8 and |go| in [2^-32, 2^32] or 0 from SIGMOID_GRAD_T, rounded once; tanh's derivative
+// 4 go sigma'(2x) the same way (2x and 4 go exact) for -4 < x < 4
+ALWAYS static inline VF sigmoid_grad_table(VF go, VF x) {
+  VF fh, fl;
+  table_parts(table_at<2>(x), SIGMOID_GRAD_T, fh, fl);
+  return times_grad_table(go, fh, fl);
+}
+ALWAYS static inline VF sigmoid_grad_f(VF go, VF x) {
+  const VF table = (x.abs() < C(8.0f)) & unscaled_lanes(go);
+  if (every(table)) return sigmoid_grad_table(go, x);
+  return blend(sigma_grad(go, x, 1.0f, 1.0f), sigmoid_grad_table(go & table, x & table), table);
+}
 
 // tanh(x) = sign(x) (1 - u) / (1 + u), u = e^-2|x| (2|x| exact); 1 - u from h + l exactly where u is near 1
 // (k = 0: 1 - h exact), so no cancellation near 0; beyond |x| = 12 the quotient rounds to 1
@@ -484,7 +539,12 @@ ALWAYS static inline VF tanh_f(VF x) {
 }
 
 // go sech^2(x) = go 4u / (1 + u)^2, u = e^-2|x| (sech^2 x = 4 sigma'(2x))
-ALWAYS static inline VF tanh_grad_f(VF go, VF x) { return sigma_grad(go, x, 4.0f, 2.0f); }
+ALWAYS static inline VF tanh_grad_f(VF go, VF x) {
+  const VF table = (x.abs() < C(4.0f)) & unscaled_lanes(go);
+  if (every(table)) return sigmoid_grad_table(go * C(4.0f), x * C(2.0f));
+  const VF tg = sigmoid_grad_table((go & table) * C(4.0f), (x & table) * C(2.0f));
+  return blend(sigma_grad(go, x, 4.0f, 2.0f), tg, table);
+}
 
 // (1 - u) / (1 + u) = th + tl for u = e^-2|z| in o (tanh |z|: tanh_f's quotient, as hi + lo)
 ALWAYS static inline void tanh_parts(const OnePlus& o, VF& th, VF& tl) {
@@ -1728,50 +1788,8 @@ ALWAYS static inline VF gelu_near(VF x) {
   ndtr_near(x, fh, fl);
   return fma_(x, fh, x * fl);
 }
-// Interval tables (GELU_T, GELU_GRAD_T on -4 < x < 4, SILU_GRAD_T on -8 < x < 8: a polynomial of degree 6 in t per
-// interval, 32 intervals, tools/fit_table_float32.py): the lane's interval i = floor(P x + 16) for P = 32 / width
-// of the range (clamped at 31: P x + 16 rounds up to 32 just below the top), t = x - c_i exact (x and the center
-// c_i = (i + 1/2) / P - 16 / P share x's grid, and |t| < |x|; below |x| = 1 / P t may round, by 2^-27 of the
-// function's scale), F = hi + lo + t r(t) with r = c1 + t r2(t) by Horner's scheme, its last step carried as rh +
-// rl (c1 - rh exact where |t r2| is within half of c1; elsewhere t r is small against F), t r as qh + ql, and F =
-// fh + fl by Fast2Sum (|qh| <= 0.66 hi on every interval of each table). t r reaches 0.66 of F in Phi's left tail
-// (Phi'/Phi ~ |x|), where a rounded r, t r or sum had cost up to 1.2 ULP. 8 lookups and ~25 more operations per
-// vector where the near forms take ~70 (gelu's gauss_near) or ~60 (silu's derivative)
-struct TableAt { LaneIndex i; VF t; };
-template <int P> ALWAYS static inline TableAt table_at(VF x) {
-  const VF fi = min_or_second(fma_(x, C((float)P), C(16.0f)), C(31.0f)).floor();
-  return {index_of(fi), x - fma_(fi, C(1.0f / P), C((0.5f - 16.0f) / P))};
-}
-template <int ROWS> ALWAYS static inline void table_parts(const TableAt& at, const float (&tab)[ROWS][32], VF& fh, VF& fl) {
-  const VF t = at.t;
-  VF r = lookup32(at.i, tab[7]);
-  for (int k = 6; k >= 3; --k) r = fma_(r, t, lookup32(at.i, tab[k]));
-  const VF c1 = lookup32(at.i, tab[2]);
-  const VF rh = fma_(r, t, c1), rl = fma_(r, t, c1 - rh);
-  const VF hi = lookup32(at.i, tab[0]);
-  const VF qh = t * rh, ql = fma_(t, rh, -qh) + fma_(t, rl, lookup32(at.i, tab[1]));
-  fh = hi + qh;
-  fl = ((hi - fh) + qh) + ql;
-}
 // Phi(x) = fh + fl for -4 < x < 4
 ALWAYS static inline void ndtr_table(VF x, VF& fh, VF& fl) { table_parts(table_at<4>(x), GELU_T, fh, fl); }
-// f'(x) = fh + fl from a derivative's table with a zero x0 = x0h + x0l: the table's F times m = mh + ml, x - x0 as
-// dh - x0l (dh exact: Sterbenz) on the intervals around the zero (the table's last row marks them: -0.0) and 1
-// elsewhere, as ph + pl (ph = mh F's high part and its exact error), then fh + fl by Fast2Sum (fh of the product's
-// sign also where mh is 0: x at x0's float32 part)
-template <int P> ALWAYS static inline void grad_table_parts(VF x, const float (&tab)[9][32], float x0h, float x0l, VF& fh, VF& fl) {
-  const TableAt at = table_at<P>(x);
-  VF sh, sl;
-  table_parts(at, tab, sh, sl);
-  const VF zero = lookup32(at.i, tab[8]);
-  const VF mh = blend(C(1.0f), x - C(x0h), zero), ml = blend(C(0.0f), C(-x0l), zero);
-  const VF ph = mh * sh, pl = fma_(mh, sh, -ph) + fma_(mh, sl, ml * sh);
-  fh = ph + pl;
-  fl = (ph - fh) + pl;
-}
-// go f'(x) from fh + fl for |go| in [2^-32, 2^32] or 0 (no prescale), rounded once (the sign of go f'(x) where that
-// is a zero)
-ALWAYS static inline VF times_grad_table(VF go, VF fh, VF fl) { return fma_(go, fh, go * fl) | ((go ^ fh) & C(-0.0f)); }
 // gelu'(x) = fh + fl for -4 < x < 4
 ALWAYS static inline void gelu_grad_table_parts(VF x, VF& fh, VF& fl) {
   grad_table_parts<4>(x, GELU_GRAD_T, GELU_X0_HI, GELU_X0_LO, fh, fl);
@@ -2532,6 +2550,18 @@ SILU_GRAD_TABLE = (
     (-1.9988814869975613e-07, 8.423870667684241e-08, 1.0608304137349478e-06, 3.50760342371359e-06, 8.964761036622804e-06, 2.089359622914344e-05, 3.962631308240816e-05, 6.602403300348669e-05, 8.695723954588175e-05, 3.445058246143162e-05, -0.00024278569617308676, -0.000852815224789083, 0.00014368527627084404, 0.0008281298214569688, 0.0034719796385616064, 0.0026714722625911236, -0.002604827983304858, -0.0035073943436145782, -0.0003195201570633799, 0.0012339992681518197, 0.0008528762846253812, 0.00024363011470995843, -3.2971664040815085e-05, -8.640743180876598e-05, -6.678421777905896e-05, -3.9322127122431993e-05, -2.008770934480708e-05, -9.217665137839504e-06, -3.7684449125663377e-06, -1.1943719755436177e-06, -8.743921853238135e-08, 3.300583841792104e-07),
     (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -0.0, -0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),  # the zero's intervals
 )  # fmt: skip
+# sigmoid's derivative sigma(x) sigma(-x) on [-8, 8), 32 halves (tanh's, sech(x)^2 = 4 sigma'(2x), from the same
+# table), by `python tools/fit_table_float32.py sigmoid_grad 6 8` (fit 2.6e-9, 0.044 float32 ULP)
+SIGMOID_GRAD_TABLE = (
+    (0.0004303716996219009, 0.0007091667503118515, 0.0011681425385177135, 0.0019230223260819912, 0.003162616863846779, 0.005192875862121582, 0.008503912016749382, 0.013865841552615166, 0.02244940958917141, 0.035933591425418854, 0.05647624284029007, 0.0862579420208931, 0.12612922489643097, 0.17310479283332825, 0.2178950011730194, 0.24613408744335175, 0.24613408744335175, 0.2178950011730194, 0.17310479283332825, 0.12612922489643097, 0.0862579420208931, 0.05647624284029007, 0.035933591425418854, 0.02244940958917141, 0.013865841552615166, 0.008503912016749382, 0.005192875862121582, 0.003162616863846779, 0.0019230223260819912, 0.0011681425385177135, 0.0007091667503118515, 0.0004303716996219009),  # c_0's high parts
+    (2.319380581691788e-12, 1.6739273162036383e-11, -2.7685015738243557e-11, 3.082971378187693e-11, 6.226019005906025e-11, 1.1915611553003913e-10, 1.406886551702513e-10, -1.1582582115643447e-10, 7.908383947707875e-10, -6.03553929057199e-10, 1.8022009440343822e-09, 2.429000334203124e-09, 3.142566484815035e-10, -5.822774262753683e-09, -7.429682202797494e-09, -4.73120032040697e-09, -4.73120032040697e-09, -7.429682202797494e-09, -5.822774262753683e-09, 3.142566484815035e-10, 2.429000334203124e-09, 1.8022009440343822e-09, -6.03553929057199e-10, 7.908383947707875e-10, -1.1582582115643447e-10, 1.406886551702513e-10, 1.1915611553003913e-10, 6.226019699795415e-11, 3.082971378187693e-11, -2.7685015738243557e-11, 1.6739273162036383e-11, 2.3193803648513533e-12),
+    (0.00043000109144486487, 0.0007081602234393358, 0.0011654101544991136, 0.0019156120251864195, 0.003142548957839608, 0.0051386612467467785, 0.008358027786016464, 0.013475833460688591, 0.021417753770947456, 0.03325101360678673, 0.04968930780887604, 0.06980864703655243, 0.08878307044506073, 0.09600386768579483, 0.07808427512645721, 0.030607502907514572, -0.030607502907514572, -0.07808427512645721, -0.09600386768579483, -0.08878307044506073, -0.06980864703655243, -0.04968930780887604, -0.03325101360678673, -0.021417753770947456, -0.013475833460688591, -0.008358027786016464, -0.0051386612467467785, -0.003142548957839608, -0.0019156120251864195, -0.0011654101544991136, -0.0007081602234393358, -0.00043000109144486487),
+    (0.0002146301558241248, 0.0003530746325850487, 0.0005799774662591517, 0.0009504170739091933, 0.0015513020334765315, 0.0025155404582619667, 0.004035006742924452, 0.006356136407703161, 0.009712778963148594, 0.014093129895627499, 0.018669424578547478, 0.020807670429348946, 0.015338858589529991, -0.0033434166107326746, -0.03348718583583832, -0.05867890641093254, -0.05867890641093254, -0.03348718583583832, -0.0033434166107326746, 0.015338858589529991, 0.020807670429348946, 0.018669424578547478, 0.014093129895627499, 0.009712778963148594, 0.006356136407703161, 0.004035006742924452, 0.0025155404582619667, 0.0015513020334765315, 0.0009504170739091933, 0.0005799774662591517, 0.0003530746325850487, 0.0002146301558241248),
+    (7.129715959308669e-05, 0.00011702176561811939, 0.00019151439482811838, 0.0003119019675068557, 0.0005038808449171484, 0.0008030649041756988, 0.0012508557410910726, 0.0018722697859629989, 0.0026080035604536533, 0.0031521618366241455, 0.0026690419763326645, -0.00040844979230314493, -0.007599524687975645, -0.017237002030014992, -0.021013163030147552, -0.00996469333767891, 0.00996469333767891, 0.021013163030147552, 0.017237002030014992, 0.007599524687975645, 0.00040844979230314493, -0.0026690419763326645, -0.0031521618366241455, -0.0026080035604536533, -0.0018722697859629989, -0.0012508557410910726, -0.0008030649041756988, -0.0005038808449171484, -0.0003119019675068557, -0.00019151439482811838, -0.00011702176561811939, -7.129715959308669e-05),
+    (1.7702774130157195e-05, 2.8921605917275883e-05, 4.6980789193185046e-05, 7.55419532652013e-05, 0.00011943096615141258, 0.00018334470223635435, 0.0002669992099981755, 0.0003507301735226065, 0.0003619080816861242, 0.00011503396672196686, -0.0007331616361625493, -0.0024973968975245953, -0.0045972587540745735, -0.004307698458433151, 0.0014576439280062914, 0.00908373948186636, 0.00908373948186636, 0.0014576439280062914, -0.004307698458433151, -0.0045972587540745735, -0.0024973968975245953, -0.0007331616361625493, 0.00011503396672196686, 0.0003619080816861242, 0.0003507301735226065, 0.0002669992099981755, 0.00018334470223635435, 0.00011943096615141258, 7.55419532652013e-05, 4.6980789193185046e-05, 2.8921605917275883e-05, 1.7702774130157195e-05),
+    (3.491450343062752e-06, 5.665490789397154e-06, 9.023354323289823e-06, 1.4147597539704293e-05, 2.1323488908819854e-05, 2.9994811484357342e-05, 3.5799326724372804e-05, 2.6289279048796743e-05, -3.0356497518368997e-05, -0.00019246878218837082, -0.0005143728922121227, -0.0008656675927340984, -0.000606107001658529, 0.0011281738989055157, 0.0032273835968226194, 0.0020140239503234625, -0.0020140239503234625, -0.0032273835968226194, -0.0011281738989055157, 0.000606107001658529, 0.0008656675927340984, 0.0005143728922121227, 0.00019246878218837082, 3.0356497518368997e-05, -2.6289279048796743e-05, -3.5799326724372804e-05, -2.9994811484357342e-05, -2.1323488908819854e-05, -1.4147597539704293e-05, -9.023354323289823e-06, -5.665490789397154e-06, -3.491450343062752e-06),
+    (5.464572723212768e-07, 9.003400123219762e-07, 1.3211960094849928e-06, 2.0064571799593978e-06, 2.7143778424942866e-06, 3.0093829082034063e-06, 6.267158596529043e-07, -8.32242858450627e-06, -3.159518746542744e-05, -7.769936928525567e-05, -0.00012954376870766282, -7.144385745050386e-05, 0.000298441358609125, 0.0008033236372284591, 0.0003449424111749977, -0.0011399941286072135, -0.0011399941286072135, 0.0003449424111749977, 0.0008033236372284591, 0.000298441358609125, -7.144385745050386e-05, -0.00012954376870766282, -7.769936928525567e-05, -3.159518746542744e-05, -8.32242858450627e-06, 6.267158596529043e-07, 3.0093829082034063e-06, 2.7143778424942866e-06, 2.0064571799593978e-06, 1.3211960094849928e-06, 9.003400123219762e-07, 5.464572723212768e-07),
+)  # fmt: skip
 # serf's derivative near its zero, a double kernel's: `python tools/fit_serf_grad_double.py 5 0.15` (fit 2.0e-10
 # relative), x0 as a double pair
 SERF_X0 = (-1.193059968928188, 3.096701676302884e-17)
@@ -2656,6 +2686,7 @@ def _constants() -> str:
     lines.append(_floats_table("GELU_T", GELU_TABLE))
     lines.append(_floats_table("GELU_GRAD_T", GELU_GRAD_TABLE))
     lines.append(_floats_table("SILU_GRAD_T", SILU_GRAD_TABLE))
+    lines.append(_floats_table("SIGMOID_GRAD_T", SIGMOID_GRAD_TABLE))
     assert tc._ERFCX_K == 4.0 and tc._PHI_LIMIT == 16.0  # (gauss's u = a / (a + 4), a <= 16)
     return "\n".join(lines) + "\n"
 
