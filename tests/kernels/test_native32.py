@@ -155,7 +155,9 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # Bounds (float32 ULP of the true value), forward and backward (go f'(x)); measured on every 1021st float32 and
 # 4.8M dense points (and 2M around silu's and gelu's derivative zeros): sigmoid 1.44 / 1.75 (below |x| = 69 the
 # exponential rounded to float32, bounded by 1.92 both ways; 1.47 forward on every 7th float32), tanh 0.72 / 1.75
-# (its derivative's form is sigmoid's; both derivatives below |x| = 8 and 4 from one interval table, 0.59), silu 1.00 / 1.01 (its derivative below |x| = 8 from its interval table, 0.68; from -68 to 20 the forms carrying u as uh + ul with p
+# (its derivative's form is sigmoid's; both derivatives below |x| = 8 and 4 from one interval table, 0.59), silu
+# 1.00 / 1.01 (its derivative below |x| = 8 from its interval table, 0.68; from -68 to 20 the forms carrying u as
+# uh + ul with p
 # rounded: 1.04 / 1.11 on every 7th float32), gelu 1.06 / 1.13 (below |x| = 4 its interval tables, 0.61 / 0.63:
 # test_interval_tables_hold_their_bounds_on_their_range; beyond, from -9 up the near forms, whose e^{-a^2/2} has
 # exp_near's error: 1.22 forward on every 7th float32, where the exact form had 1.20), elu 0.79 / 0.84, selu
@@ -420,21 +422,27 @@ def test_an_entry_written_as_the_primitive_takes_it():
     assert of("sqrtsoftplus") == "sqrtsoftplus" and of("softplus", beta=1.0) is None and of("gcu") == "gcu"
 
 
-# The interval tables (native32's `table_parts`): primitive -> (the range's edge A, the derivative's zero, whether
-# the forward takes a table too); measured 0.61 / 0.61 (gelu) and 0.68 (silu's backward) on 4M dense points
-TABLES = {"gelu": (4.0, -0.7517915368080139, True), "silu": (8.0, -1.2784645557403564, False)}
+# The interval tables (native32's `table_parts`): primitive -> (the range's edge A, the derivative's zero or None,
+# whether the forward takes a table too); measured 0.61 / 0.63 (gelu), 0.68 (silu's backward), 0.59 (sigmoid's and
+# tanh's backward: one table, tanh'(x) = 4 sigma'(2x)) on 4M dense points
+TABLES = {
+    "gelu": (4.0, -0.7517915368080139, True),
+    "silu": (8.0, -1.2784645557403564, False),
+    "sigmoid": (8.0, None, False),
+    "tanh": (4.0, None, False),
+}
 
 
 @needs_kernels
 @pytest.mark.parametrize("primitive", sorted(TABLES))
 def test_interval_tables_hold_their_bounds_on_their_range(primitive):
-    """gelu's forward and backward and silu's backward below |x| = A from their interval tables (a polynomial per
-    A / 16: native32's `table_parts`) on 1M dense points, the edges of every interval and their float32
-    neighbours, and the 2001 float32s nearest the derivative's zero x0 (the intervals around it carry x - x0 as a
-    factor): within 0.7 ULP (the rest of the line, the near and far forms, is BOUNDS')."""
+    """gelu's forward and backward and silu's, sigmoid's and tanh's backward below |x| = A from their interval
+    tables (a polynomial per A / 16: native32's `table_parts`) on 1M dense points, the edges of every interval and
+    their float32 neighbours, and the 2001 float32s nearest the derivative's zero x0 (the intervals around it carry
+    x - x0 as a factor; or 0): within 0.7 ULP (the rest of the line, the near and far forms, is BOUNDS')."""
     edge, zero, forward = TABLES[primitive]
     edges = torch.arange(-16, 17, dtype=torch.float32) * (edge / 16)
-    x0 = np.float32(zero)
+    x0 = np.float32(0.0 if zero is None else zero)
     xs = torch.cat(
         [
             torch.linspace(-edge, edge, 1_000_001)[1:-1],
