@@ -429,6 +429,7 @@ TABLES = {
     "silu": (8.0, -1.2784645557403564, False),
     "serf": (4.0, -1.193059968928188, True),
     "tanhexp": (4.0, -1.0788600584645954, True),
+    "tanhshrink": (4.0, None, True),
 }
 
 
@@ -441,6 +442,8 @@ TABLE_ROWS = {
     "SERF_GRAD_TABLE": 0.125,
     "TANHEXP_TABLE": 0.125,
     "TANHEXP_GRAD_TABLE": 0.125,
+    "TANHSHRINK_TABLE": 0.125,
+    "TANHSHRINK_GRAD_TABLE": 0.125,
 }
 
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # the backward interval tables of silu, sigmoid and tanh: the session's base (e5ddd8a's src at /tmp/wt_base) against this checkout's
-# src, alternating, the benchmark driver of this checkout for both; float32, 32K and 4M, default / torch's op .
+# src, alternating, the benchmark driver of this checkout for both; float32, 32K and 4M, default / torch's op.
 #   git worktree add -f /tmp/wt_base e5ddd8a && bash notes/2026-12-06e/ab_tables/ab.sh
 #   python notes/2026-12-06d/ab/summary.py notes/2026-12-06e/ab_tables
 cd /work/main
