@@ -430,6 +430,7 @@ TABLES = {
     "serf": (4.0, -1.193059968928188, True),
     "tanhexp": (4.0, -1.0788600584645954, True),
     "tanhshrink": (4.0, None, True),
+    "lisht": (4.0, None, True),
 }
 
 
@@ -444,6 +445,8 @@ TABLE_ROWS = {
     "TANHEXP_GRAD_TABLE": 0.125,
     "TANHSHRINK_TABLE": 0.125,
     "TANHSHRINK_GRAD_TABLE": 0.125,
+    "LISHT_TABLE": 0.125,
+    "LISHT_GRAD_TABLE": 0.125,
 }
 
 
