@@ -194,20 +194,20 @@ def test_nonlins_float64_kernels_of_float32_inputs_get_them() -> None:
 
 @needs_compile
 def test_inside_a_users_torch_compile_the_conversions_are_installed() -> None:
-    """A user's compiled model with a float32 call whose kernels compute in float64 (serf) puts nonlin's
+    """A user's compiled model with a float32 call whose kernels compute in float64 (logish) puts nonlin's
     generated functions into the user's graph; install() gives the kernels inductor then builds the vector
     conversions, and the model computes the bits of nonlin's own fused call."""
-    # the premise: serf's float32 forward is float64 math in a generated kernel (an entry that gains a
-    # float32 form or a hand-written kernel runs no conversion: pick another entry that still computes in float64)
-    assert precision.fp32_compute_for("serf", "auto", torch.device("cpu"), "forward") == "float64"
-    assert native32.primitive_of(plan(nonlin.spec("serf"), "plain", (), (), ())) is None
+    # the premise: logish's float32 forward is float64 math in a generated kernel (an entry that gains a
+    # float32 form or a hand-written kernel runs no conversion, as serf did: pick another that still computes in float64)
+    assert precision.fp32_compute_for("logish", "auto", torch.device("cpu"), "forward") == "float64"
+    assert native32.primitive_of(plan(nonlin.spec("logish"), "plain", (), (), ())) is None
     x = torch.cat([_float32_patterns(), torch.linspace(-4, 4, 10007)])[: 1 << 16].reshape(64, -1).contiguous()
     torch._dynamo.reset()
     before = vec_convert.patched_sources
-    model = torch.compile(lambda t: torch.nn.functional.relu(nonlin.functional.serf(t)) * 2.0, fullgraph=True)
+    model = torch.compile(lambda t: torch.nn.functional.relu(nonlin.functional.logish(t)) * 2.0, fullgraph=True)
     got = model(x)
     with nonlin.use("fused"):
-        want = torch.nn.functional.relu(nonlin.functional.serf(x)) * 2.0
+        want = torch.nn.functional.relu(nonlin.functional.logish(x)) * 2.0
     if native32.available():
         assert vec_convert.installed()
         assert vec_convert.patched_sources > before
