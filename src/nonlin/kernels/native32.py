@@ -12,9 +12,9 @@ vector operations per 16 elements. Built by inductor's C++ toolchain (`CppPython
 `nonlin.kernels.gather`): its compiler, flags and vector ISA on this machine, with `nonlin.kernels.mask_moves`'
 comparison masks (ATen's AVX-512 ones wait on the previous vector's work: elu's forward 1.75 -> 0.70 ns per element).
 
-Only +, -, *, /, fma, round-to-nearest-even, min/max, bit operations, table lookups by a lane's index (gelu's
-tables: the floor of 4x + 16 converted to int32, exact, then vpermt2ps, or AVX2's vpermps and blends: the same
-values), an int32 -> float32 bit cast (AVX-512's
+Only +, -, *, /, fma, round-to-nearest-even, min/max, bit operations, table lookups by a lane's index (the
+interval tables: the floor of P x + 16 converted to int32, exact, then vpermt2ps, or AVX2's vpermps and blends: the
+same values), an int32 -> float32 bit cast (AVX-512's
 vscalefps for a power-of-two scale, which rounds once as the portable two-step form does) and float32 <-> float64
 conversions (hardswish, a rational function, computes in doubles: fewer operations than double-floats; so do siren,
 gcu and sqrtsoftplus, whose range reductions are exact in doubles, and serf, erf of a softplus), int64 bit operations on doubles, and, for siren's
@@ -45,9 +45,10 @@ ULP where the goal is 2, in about torch.sigmoid's operation count), and so has s
 (`silu_near`: the exponential carried as uh + ul with a rounded p, 1.04 ULP); so have sigmoid's, tanh's and
 silu's backward, quick_gelu and gelu_tanh (silu's forms on their z, `silu_near_of`, `silu_grad_near_of`), gelu,
 geglu and clipped_gelu below |x| = 4 from interval tables (a degree-6 polynomial per quarter, its coefficients
-looked up per lane: `table_parts`) and beyond from -9 up (`gauss_near`: e^{-a^2/2} from the same exponential,
-erfcx's fit by Estrin's scheme, one corrected quotient), ndtr and laplace on every finite z (the same pieces, the exponential scaled by a
-power of two chosen per lane in the far tails: `norm_cdf_near`, `pdf_near`), swiglu, glu and gtu for |g| <= 60
+looked up per lane: `table_parts`; so are serf, tanhexp, tanhshrink, lisht and silu's derivative) and beyond from
+-9 up (`gauss_near`: e^{-a^2/2} from the same exponential, erfcx's fit by Estrin's scheme, one corrected
+quotient), ndtr and laplace on every finite z (the same pieces, the exponential scaled by a power of two chosen per
+lane in the far tails: `norm_cdf_near`, `pdf_near`), swiglu, glu and gtu for |g| <= 60
 (`sigma_near_parts`), and tanhshrink's derivative (its exact form less the scale): each needs no scale in
 its range, and every such lane takes it whatever its neighbours are (a vector with another lane computes both
 forms and blends).
@@ -257,8 +258,8 @@ ALWAYS static inline VF lookup32(LaneIndex i, const float* t) {
 }
 #endif
 
-// Interval tables (GELU_T, GELU_GRAD_T on -4 < x < 4, SILU_GRAD_T on -8 < x < 8: a polynomial of degree 6 in t per
-// interval, 32 intervals, tools/fit_table_float32.py): the lane's interval i = floor(P x + 16) for P = 32 / width
+// Interval tables (SILU_GRAD_T on -8 < x < 8; gelu's, serf's, tanhexp's, tanhshrink's and lisht's, forward and
+// backward, on -4 < x < 4: a polynomial of degree 6 in t per interval, 32 intervals, tools/fit_table_float32.py): the lane's interval i = floor(P x + 16) for P = 32 / width
 // of the range (clamped at 31: P x + 16 rounds up to 32 just below the top), t = x - c_i exact (x and the center
 // c_i = (i + 1/2) / P - 16 / P share x's grid, and |t| < |x|; below |x| = 1 / P t may round, by 2^-27 of the
 // function's scale), F = hi + lo + t r(t) with r = c1 + t r2(t) by Horner's scheme, its last step carried as rh +
@@ -1382,7 +1383,8 @@ ALWAYS static inline VF serf_f(VF x) {
 }
 // go serf'(x), serf'(x) = erf(s) + x (2 / sqrt pi) e^{-s^2} sigma(x) (sigma from softplus_d's u: n / (1 + u), n = 1
 // for x >= 0 and u below), in doubles, rounded once. For x < 0 the terms have opposite signs and cancel toward the
-// zero x0 = -1.193...: within SERF_ZONE (0.15) of it the polynomial in d = x - x0 of tools/fit_serf_grad_double.py
+// zero x0 = -1.193... (lanes whose go needs a scale: the others below |x| = 4 take SERF_GRAD_T): within SERF_ZONE
+// (0.15) of it the polynomial in d = x - x0 of tools/fit_serf_grad_double.py
 // (x0 a double pair: d exact but for one rounding; the fit 2^-32 relative), beyond, the terms are within 13x of
 // their difference (2^-26 relative). s clamped at 26 in e^{-s^2} (beyond, the second term is below 2^-900 of the
 // first) and x at +-1e4 in the product (x = +inf: 1, as the limit; -inf: -0, the sign of the tail's tiny values,
