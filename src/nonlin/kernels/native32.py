@@ -1,7 +1,7 @@
 """float32 CPU kernels written by hand with ATen's vector types and FMA: sigmoid, tanh, silu, quick_gelu, gelu,
 gelu_tanh, elu, selu, tanhshrink, softcap, clipped_gelu, laplace, ndtr, hardswish, lecun_tanh, lisht, tanhexp,
-siren, sqrtsoftplus, gcu, serf, glu, swiglu, geglu, gtu, swiglustep and clamped_swiglu, forward and backward (entries with
-parameters at their defaults, compiled in).
+siren, sqrtsoftplus, gcu, serf, glu, swiglu, geglu, gtu, swiglustep and clamped_swiglu, forward and backward
+(entries with parameters at their defaults, compiled in).
 
 The generated float32 forms (`nonlin.ops.torch_compiled`: sigmoid_float32, the float64-assembled sech2) are
 exact to ~1 ULP but cost 1.7-3 ns per element as inductor compiles them (no FMA: inductor builds with
@@ -17,7 +17,8 @@ interval tables: the floor of P x + 16 converted to int32, exact, then vpermt2ps
 same values), an int32 -> float32 bit cast (AVX-512's
 vscalefps for a power-of-two scale, which rounds once as the portable two-step form does) and float32 <-> float64
 conversions (hardswish, a rational function, computes in doubles: fewer operations than double-floats; so do siren,
-gcu and sqrtsoftplus, whose range reductions are exact in doubles, and serf, erf of a softplus), int64 bit operations on doubles, and, for siren's
+gcu and sqrtsoftplus, whose range reductions are exact in doubles, and serf, erf of a softplus, beyond its
+tables), int64 bit operations on doubles, and, for siren's
 and gcu's arguments beyond 2^22 only, the C library's double sin and cos (the same scalar calls under either ISA):
 every other operation is correctly rounded IEEE arithmetic, so the bits are the same under AVX2 and AVX-512 (tests/kernels/
 test_native32.py runs under each in .ci/isa_matrix.py). Where inductor picks no vector ISA it builds with its
@@ -259,7 +260,8 @@ ALWAYS static inline VF lookup32(LaneIndex i, const float* t) {
 #endif
 
 // Interval tables (SILU_GRAD_T on -8 < x < 8; gelu's, serf's, tanhexp's, tanhshrink's and lisht's, forward and
-// backward, on -4 < x < 4: a polynomial of degree 6 in t per interval, 32 intervals, tools/fit_table_float32.py): the lane's interval i = floor(P x + 16) for P = 32 / width
+// backward, on -4 < x < 4: a polynomial of degree 6 in t per interval, 32 intervals,
+// tools/fit_table_float32.py): the lane's interval i = floor(P x + 16) for P = 32 / width
 // of the range (clamped at 31: P x + 16 rounds up to 32 just below the top), t = x - c_i exact (x and the center
 // c_i = (i + 1/2) / P - 16 / P share x's grid, and |t| < |x|; below |x| = 1 / P t may round, by 2^-27 of the
 // function's scale), F = hi + lo + t r(t) with r = c1 + t r2(t) by Horner's scheme, its last step carried as rh +
@@ -272,7 +274,8 @@ template <int P> ALWAYS static inline TableAt table_at(VF x) {
   const VF fi = below_32(fma_(x, C((float)P), C(16.0f))).floor();
   return {index_of(fi), x - fma_(fi, C(1.0f / P), C((0.5f - 16.0f) / P))};
 }
-template <int ROWS> ALWAYS static inline void table_parts(const TableAt& at, const float (&tab)[ROWS][32], VF& fh, VF& fl) {
+template <int ROWS>
+ALWAYS static inline void table_parts(const TableAt& at, const float (&tab)[ROWS][32], VF& fh, VF& fl) {
   const VF t = at.t;
   VF r = lookup32(at.i, tab[7]);
   for (int k = 6; k >= 3; --k) r = fma_(r, t, lookup32(at.i, tab[k]));
@@ -287,7 +290,8 @@ template <int ROWS> ALWAYS static inline void table_parts(const TableAt& at, con
 // dh - x0l (dh exact: Sterbenz) on the intervals around the zero (the table's last row marks them: -0.0) and 1
 // elsewhere, as ph + pl (ph = mh F's high part and its exact error), then fh + fl by Fast2Sum (fh of the product's
 // sign also where mh is 0: x at x0's float32 part)
-template <int P> ALWAYS static inline void grad_table_parts(VF x, const float (&tab)[9][32], float x0h, float x0l, VF& fh, VF& fl) {
+template <int P>
+ALWAYS static inline void grad_table_parts(VF x, const float (&tab)[9][32], float x0h, float x0l, VF& fh, VF& fl) {
   const TableAt at = table_at<P>(x);
   VF sh, sl;
   table_parts(at, tab, sh, sl);
@@ -306,6 +310,12 @@ template <int P, int ROWS> ALWAYS static inline VF times_table(VF x, const float
 // go f'(x) from fh + fl for |go| in [2^-32, 2^32] or 0 (no prescale), rounded once (the sign of go f'(x) where that
 // is a zero)
 ALWAYS static inline VF times_grad_table(VF go, VF fh, VF fl) { return fma_(go, fh, go * fl) | ((go ^ fh) & C(-0.0f)); }
+// go f'(x) from a derivative's table with a zero x0 = x0h + x0l (grad_table_parts), rounded once
+template <int P> ALWAYS static inline VF grad_table(VF go, VF x, const float (&tab)[9][32], float x0h, float x0l) {
+  VF fh, fl;
+  grad_table_parts<P>(x, tab, x0h, x0l, fh, fl);
+  return times_grad_table(go, fh, fl);
+}
 // 2^k y for |y| < 2^131 and integer k in [-417, 127], rounded once: k = ka + kb, kb = k clamped to [-126, 127];
 // y 2^ka (three exact steps of at least 2^-98) is normal wherever y 2^k is not below 2^-150, so only the last
 // step rounds (AVX-512: one vscalefps, which rounds once too: the same bits)
@@ -1408,9 +1418,7 @@ ALWAYS static inline VF serf_grad_doubles(VF go, VF x) {
   return nan_to(narrow(serf_grad_d(gl, xl), serf_grad_d(gh, xh)), x);
 }
 ALWAYS static inline VF serf_grad_table(VF go, VF x) {
-  VF fh, fl;
-  grad_table_parts<4>(x, SERF_GRAD_T, SERF_X0_F_HI, SERF_X0_F_LO, fh, fl);
-  return times_grad_table(go, fh, fl);
+  return grad_table<4>(go, x, SERF_GRAD_T, SERF_X0_F_HI, SERF_X0_F_LO);
 }
 ALWAYS static inline VF serf_grad_f(VF go, VF x) {
   const VF table = (x.abs() < C(4.0f)) & unscaled_lanes(go);
@@ -1863,16 +1871,15 @@ ALWAYS static inline VF gelu_table(VF x) { return times_table<4>(x, GELU_T); }
 // go gelu'(x) for -4 < x < 4 and |go| in [2^-32, 2^32] or 0 (no prescale), rounded once (the sign of go gelu'(x)
 // where that is a zero): 0.63 ULP at most on the same points (0.65 ns per element against 1.19)
 ALWAYS static inline VF gelu_grad_table(VF go, VF x) {
-  VF fh, fl;
-  gelu_grad_table_parts(x, fh, fl);
-  return times_grad_table(go, fh, fl);
+  return grad_table<4>(go, x, GELU_GRAD_T, GELU_X0_HI, GELU_X0_LO);
 }
 ALWAYS static inline VF gelu_f(VF x) {
   const VF table = x.abs() < C(4.0f);
   if (every(table)) return gelu_table(x);
   const VF near = (x >= C(-GELU_NEAR)) & (x <= C(FLT_MAX));
   const VF rest = every(near) ? gelu_near(x)
-                              : blend(gated_f<gelu_parts, false>(x, C(1.0f), GELU_OPEN, GELU_CLOSED), gelu_near(x & near), near);
+                              : blend(gated_f<gelu_parts, false>(x, C(1.0f), GELU_OPEN, GELU_CLOSED),
+                                      gelu_near(x & near), near);
   return blend(rest, gelu_table(x & table), table);
 }
 // go silu'(x) for SILU_PLAIN_LOW <= x <= SILU_OPEN and |go| in [2^-32, 2^32] or 0 (no prescale): silu_grad_far's
@@ -1925,9 +1932,7 @@ ALWAYS static inline VF silu_grad_near(VF go, VF x) { return silu_grad_near_of(g
 // go silu'(x) for -8 < x < 8 and |go| in [2^-32, 2^32] or 0 from SILU_GRAD_T, rounded once: 0.62 ULP at most on 4M
 // dense points over [-8, 8] (0.6 ns per element in cache against silu_grad_near's 1.1, one AVX-512 core)
 ALWAYS static inline VF silu_grad_table(VF go, VF x) {
-  VF fh, fl;
-  grad_table_parts<2>(x, SILU_GRAD_T, SILU_X0_HI, SILU_X0_LO, fh, fl);
-  return times_grad_table(go, fh, fl);
+  return grad_table<2>(go, x, SILU_GRAD_T, SILU_X0_HI, SILU_X0_LO);
 }
 ALWAYS static inline VF silu_grad_f(VF go, VF x) {
   const VF table = (x.abs() < C(8.0f)) & unscaled_lanes(go);
@@ -1950,7 +1955,8 @@ ALWAYS static inline VF gelu_grad_f(VF go, VF x) {
   if (every(table)) return gelu_grad_table(go, x);
   const VF near = (x >= C(-GELU_NEAR)) & (x <= C(FLT_MAX)) & unscaled_lanes(go);
   const VF rest = every(near) ? gelu_grad_near(go, x)
-                              : blend(times_grad<gelu_grad_parts<false>, false, gelu_grad_parts<true>>(go, C(1.0f), x, GELU_CLOSED),
+                              : blend(times_grad<gelu_grad_parts<false>, false, gelu_grad_parts<true>>(
+                                          go, C(1.0f), x, GELU_CLOSED),
                                       gelu_grad_near(go & near, x & near), near);
   return blend(rest, gelu_grad_table(go & table, x & table), table);
 }
@@ -2028,9 +2034,7 @@ ALWAYS static inline VF tanhexp_f(VF x) {
   return blend(tanhexp_rest(x), times_table<4>(x & table, TANHEXP_T), table);
 }
 ALWAYS static inline VF tanhexp_grad_table(VF go, VF x) {
-  VF fh, fl;
-  grad_table_parts<4>(x, TANHEXP_GRAD_T, TE_X0_HI, TE_X0_LO, fh, fl);
-  return times_grad_table(go, fh, fl);
+  return grad_table<4>(go, x, TANHEXP_GRAD_T, TE_X0_HI, TE_X0_LO);
 }
 ALWAYS static inline VF tanhexp_grad_f(VF go, VF x) {
   const VF table = (x.abs() < C(4.0f)) & unscaled_lanes(go);
@@ -2111,7 +2115,8 @@ ALWAYS static inline VF geglu_f(VF g, VF v) {
   if (every(table)) return geglu_table(g, v);
   const VF near = geglu_near_lanes(g, v, v);
   const VF rest = every(near) ? geglu_near(g, v)
-                              : blend(gated_f<gelu_parts>(g, v, GELU_OPEN, GELU_CLOSED), geglu_near(g & near, v & near), near);
+                              : blend(gated_f<gelu_parts>(g, v, GELU_OPEN, GELU_CLOSED), geglu_near(g & near, v & near),
+                                      near);
   return blend(rest, geglu_table(g & table, v & table), table);
 }
 // Where both gradients take their plain forms (g inside the plain gate's range, go and v finite), the gate and its
@@ -2864,7 +2869,8 @@ def _serf_constants() -> list[str]:
     two_over_sqrt_pi = 2.0 / math.sqrt(math.pi)
     series = [two_over_sqrt_pi * (-1) ** n / (math.factorial(n) * (2 * n + 1)) for n in range(9)]
     scalars = {"TWO_OVER_SQRT_PI_D": two_over_sqrt_pi, "SQRT2_D": math.sqrt(2.0), "ERF_SERIES_BELOW": 0.5,
-               "SERF_X0_HI": SERF_X0[0], "SERF_X0_LO": SERF_X0[1], "SERF_C0": SERF_C0, "SERF_ZONE": SERF_ZONE}  # fmt: skip
+               "SERF_X0_HI": SERF_X0[0], "SERF_X0_LO": SERF_X0[1], "SERF_C0": SERF_C0,
+               "SERF_ZONE": SERF_ZONE}  # fmt: skip
     x0_hi = _f32_value(SERF_X0[0])  # (the tables' factor x - x0 as float32 parts)
     scalars_f = {"SERF_X0_F_HI": x0_hi, "SERF_X0_F_LO": _f32_value(SERF_X0[0] - x0_hi + SERF_X0[1])}
     return [
