@@ -509,8 +509,8 @@ def _settles_with(x: torch.Tensor) -> bool:
 
 
 def _settle_with(s: Spec, x: torch.Tensor, items: tuple, r: Route, params: Mapping[str, Any]) -> None:
-    """Remember the route of a call made with keyword parameters `items` (see `settled_with`): torch's op (the
-    keywords name the defaults: `choose` takes it there only), or the fused path's job once it is compiled."""
+    """Remember the route of a call made with keyword parameters `items` (see `settled_with`): torch's op (where its
+    row holds at those values: the defaults, or `Native.params`), or the fused path's job once it is compiled."""
     key = _settled_with_key(s, x, items, dict(items))
     if r == "torch":
         _SETTLED[key] = _TORCH_OP
