@@ -67,6 +67,7 @@ REFERENCE = {
     "gelu_tanh": (lambda x: _gelu_tanh(x)[0], lambda x: _gelu_tanh(x)[1]),
     "tanhexp": (lambda x: _tanhexp(x)[0], lambda x: _tanhexp(x)[1]),
     "serf": (lambda x: _serf(x)[0], lambda x: _serf(x)[1]),
+    "log_ndtr": (sp.log_ndtr, lambda x: _log_ndtr_grad(x)),
     # (at +-inf the derivative's limit +-1: x sech^2 x -> 0)
     "lisht": (
         lambda x: x * np.tanh(x),
@@ -126,6 +127,16 @@ def _serf(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return value, np.where((slope == 0) & (x < 0), -0.0, slope)
 
 
+def _log_ndtr_grad(x: np.ndarray) -> np.ndarray:
+    """phi(x) / Phi(x): below 0 sqrt(2 / pi) / erfcx(-x / sqrt2), which neither underflows nor cancels (infinite at
+    -inf); above, phi(x) / Phi(x), float64's smallest subnormal where that underflows but x is finite (as in
+    `_gauss_grad`), 0 at +inf."""
+    with np.errstate(divide="ignore", invalid="ignore"):  # (each branch's values where the other is taken)
+        left = np.sqrt(2.0 / np.pi) / sp.erfcx(-np.minimum(x, 0.0) / np.sqrt(2.0))
+        right = np.exp(-0.5 * np.minimum(x * x, 1e5)) / np.sqrt(2 * np.pi) / sp.ndtr(x)
+    return np.where(x < 0, left, np.where(x < np.inf, np.maximum(right, 5e-324), right))
+
+
 def _gauss_grad(x: np.ndarray, mu: float, sigma: float) -> np.ndarray:
     """phi(z) / sigma, z = (x - mu) / sigma; where it underflows float64 (|z| > 38.6) but x is finite, float64's
     smallest subnormal stands for the tiny positive value (an infinite go times it is the infinity, as the true
@@ -172,7 +183,9 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # lo; from -9 up silu's near forms on them: 1.13 / 1.15 on every 7th float32), siren 0.5001 / 0.5001 (sin and cos of the
 # exact 30 x in doubles, rounded once: also on every float32 of its reduced range, tools/sin_reduction_bound.py),
 # sqrtsoftplus 0.504 / 0.505 (exp and log1p in doubles to 2^-30, rounded once), serf 0.64 / 0.64 (below |x| = 4 its
-# interval tables, 0.53 / 0.57, up to 0.64 where x times the low part is subnormal; beyond, doubles: 0.51 / 0.56), gcu 0.50 / 0.50 (siren's sine
+# interval tables, 0.53 / 0.57, up to 0.64 where x times the low part is subnormal; beyond, doubles: 0.51 / 0.56),
+# log_ndtr 0.56 / 0.60 (below |x| = 4 its interval tables, 0.62 / 0.59 on 4M dense points; beyond, doubles: the
+# left tail -x^2/2 + log z, Phi(-a) = e^{-a^2/2} z, the right -(Q + Q^2/2)), gcu 0.50 / 0.50 (siren's sine
 # and cosine at w = 1, to 2^-54 for the derivative, whose terms cancel near its zeros: 0.4998 against mpmath on
 # the 601 float32s around each of six zeros). Up to 1 ULP just below 2^-126, where the quotient
 # (rounded to float32's 24 bits) is rounded again to the subnormal grid, which is as fine there (silu's 0.89 at x = -91.9); gelu's pieces
@@ -199,6 +212,7 @@ BOUNDS = {
     "gelu_tanh": (1.2, 1.2),
     "tanhexp": (1.0, 1.25),
     "serf": (0.7, 0.7),
+    "log_ndtr": (0.65, 0.65),
     "siren": (0.501, 0.501),
     "sqrtsoftplus": (0.51, 0.51),
     "gcu": (0.501, 0.501),
@@ -431,6 +445,7 @@ TABLES = {
     "tanhexp": (4.0, -1.0788600584645954, True),
     "tanhshrink": (4.0, None, True),
     "lisht": (4.0, None, True),
+    "log_ndtr": (4.0, None, True),
 }
 
 
@@ -447,6 +462,8 @@ TABLE_ROWS = {
     "TANHSHRINK_GRAD_TABLE": 0.125,
     "LISHT_TABLE": 0.125,
     "LISHT_GRAD_TABLE": 0.125,
+    "LOG_NDTR_TABLE": 0.125,
+    "LOG_NDTR_GRAD_TABLE": 0.125,
 }
 
 
