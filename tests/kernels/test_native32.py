@@ -446,6 +446,7 @@ TABLES = {
     "tanhshrink": (4.0, None, True),
     "lisht": (4.0, None, True),
     "log_ndtr": (4.0, None, True),
+    "lecun_tanh": (4.0, None, True),
 }
 
 
@@ -464,6 +465,8 @@ TABLE_ROWS = {
     "LISHT_GRAD_TABLE": 0.125,
     "LOG_NDTR_TABLE": 0.125,
     "LOG_NDTR_GRAD_TABLE": 0.125,
+    "LECUN_TANH_TABLE": 0.125,
+    "LECUN_TANH_GRAD_TABLE": 0.125,
 }
 
 
