@@ -21,7 +21,7 @@ evaluated in float64 on 2001 points per interval: the fit's own error (tests/ker
 kernels).
 Usage: python tools/fit_table_float32.py FUNCTION DEGREE A   (native32: gelu 6 4, gelu_grad 6 4, silu_grad 6 8,
 serf 6 4, serf_grad 6 4, tanhexp 6 4, tanhexp_grad 6 4, tanhshrink 6 4,
-tanhshrink_grad 6 4, lisht 6 4, lisht_grad 6 4, log_ndtr 6 4, log_ndtr_grad 6 4, lecun_tanh 6 4, lecun_tanh_grad 6 4)
+tanhshrink_grad 6 4, lisht 6 4, lisht_grad 6 4, log_ndtr 6 4, log_ndtr_grad 6 4, lecun_tanh 6 8, lecun_tanh_grad 6 4)
 """
 
 from __future__ import annotations
