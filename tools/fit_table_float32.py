@@ -8,7 +8,8 @@ up per lane (one permute per coefficient: AVX-512's vpermt2ps reads a table of 3
 (1 + x sigma(-x)); "serf": erf(softplus(x)) (serf(x) = x F); "serf_grad": serf'(x); "tanhshrink": (x - tanh x) / x^3 (tanhshrink(x) = x^3 F); "tanhshrink_grad": (tanh(x) / x)^2
 (tanh(x)^2 = x^2 F); "lisht": tanh(x) / x (lisht(x) = x^2 F); "lisht_grad": lisht'(x) / x; "tanhexp": tanh(e^x)
 (tanhexp(x) = x F); "tanhexp_grad": tanhexp'(x); "log_ndtr": log Phi(x); "log_ndtr_grad": phi(x) / Phi(x); "lecun_tanh": A tanh(B x) / x (lecun_tanh(x) = x F,
-A = 1.7159, B = 2/3 as doubles); "lecun_tanh_grad": A B sech^2(B x). A derivative with a zero x0 (gelu' at -0.7518, silu' at -1.2785) is fitted on the intervals
+A = 1.7159, B = 2/3 as doubles); "lecun_tanh_grad": A B sech^2(B x); "sqrtsoftplus": sqrt(softplus(x));
+"sqrtsoftplus_grad": sigma(x) / (2 sqrt(softplus(x))). A derivative with a zero x0 (gelu' at -0.7518, silu' at -1.2785) is fitted on the intervals
 whose center lies within w of x0 as F / (x - x0) (the kernel multiplies by x - x0 carried as a float32 pair).
 Each F is fitted with relative weights (Phi falls to 3e-5 at x = -4, where gelu's value is x times it): least
 squares on Chebyshev nodes of each interval, padded by 2^-20 on both sides (x + A rounds in float32 before the
@@ -21,7 +22,8 @@ evaluated in float64 on 2001 points per interval: the fit's own error (tests/ker
 kernels).
 Usage: python tools/fit_table_float32.py FUNCTION DEGREE A   (native32: gelu 6 4, gelu_grad 6 4, silu_grad 6 8,
 serf 6 4, serf_grad 6 4, tanhexp 6 4, tanhexp_grad 6 4, tanhshrink 6 4,
-tanhshrink_grad 6 4, lisht 6 4, lisht_grad 6 4, log_ndtr 6 4, log_ndtr_grad 6 4, lecun_tanh 6 8, lecun_tanh_grad 6 4)
+tanhshrink_grad 6 4, lisht 6 4, lisht_grad 6 4, log_ndtr 6 4, log_ndtr_grad 6 4, lecun_tanh 6 8, lecun_tanh_grad 6 4, sqrtsoftplus 6 8,
+sqrtsoftplus_grad 6 8)
 """
 
 from __future__ import annotations
@@ -72,6 +74,8 @@ FUNCTIONS = {
     "tanhexp_grad": (lambda x: mpmath.tanh(mpmath.exp(x)) + x * mpmath.exp(x) * mpmath.sech(mpmath.exp(x)) ** 2, -1.08),
     "lecun_tanh": (lambda x: LECUN_A * mpmath.tanh(LECUN_B * x) / x if x else mpmath.mpf(LECUN_A * LECUN_B), None),
     "lecun_tanh_grad": (lambda x: LECUN_A * LECUN_B * mpmath.sech(LECUN_B * x) ** 2, None),
+    "sqrtsoftplus": (lambda x: mpmath.sqrt(_softplus(x)), None),
+    "sqrtsoftplus_grad": (lambda x: _sigma(x) / (2 * mpmath.sqrt(_softplus(x))), None),
     "log_ndtr": (lambda x: mpmath.log(mpmath.ncdf(x)), None),
     "log_ndtr_grad": (lambda x: mpmath.npdf(x) / mpmath.ncdf(x), None),
 }
