@@ -25,7 +25,10 @@ for name in sys.argv[1:]:
         samples.append(
             (f"4M dense points over [-{forward_edge:g}, {forward_edge:g})", dense(forward_edge), True, False)
         )
-    samples.append((f"4M dense points over [-{backward_edge:g}, {backward_edge:g})", dense(backward_edge), False, True))
+    if backward_edge is not None:
+        samples.append(
+            (f"4M dense points over [-{backward_edge:g}, {backward_edge:g})", dense(backward_edge), False, True)
+        )
     for label, xs, fwd, bwd in samples:
         x = torch.from_numpy(xs)
         xd = xs.astype(np.float64)

@@ -542,7 +542,7 @@ ALWAYS static inline VF sigmoid_grad_f(VF go, VF x) { return sigma_grad(go, x, 1
 
 // tanh(x) = sign(x) (1 - u) / (1 + u), u = e^-2|x| (2|x| exact); 1 - u from h + l exactly where u is near 1
 // (k = 0: 1 - h exact), so no cancellation near 0; beyond |x| = 12 the quotient rounds to 1
-ALWAYS static inline VF tanh_f(VF x) {
+ALWAYS static inline VF tanh_quotient(VF x) {
   const VF a = x.abs();
   OnePlus o;
   one_plus(at::vec::maximum(a * C(-2.0f), C(-24.0f)), o);
@@ -556,11 +556,18 @@ ALWAYS static inline VF tanh_f(VF x) {
   y = blend(y, fma_((a * a) * C(-0.333333343f), a, a), a < C(0x1p-12f));
   return nan_to(y | (x & C(-0.0f)), x);  // x's sign bit on |tanh x| (-0 stays -0)
 }
+// for 2^-32 <= |x| < 4 x F from LISHT_T (F = tanh(x) / x, lisht's forward table), 0.5 ULP in half the time of the
+// quotient above, which the other lanes take (below 2^-32 x times F's low part would round on the subnormal grid)
+ALWAYS static inline VF tanh_f(VF x) {
+  const VF table = (x.abs() < C(4.0f)) & (x.abs() >= C(0x1p-32f));
+  if (every(table)) return times_table<4>(x, LISHT_T);
+  return blend(tanh_quotient(x), times_table<4>(x & table, LISHT_T), table);
+}
 
 // go sech^2(x) = go 4u / (1 + u)^2, u = e^-2|x| (sech^2 x = 4 sigma'(2x))
 ALWAYS static inline VF tanh_grad_f(VF go, VF x) { return sigma_grad(go, x, 4.0f, 2.0f); }
 
-// (1 - u) / (1 + u) = th + tl for u = e^-2|z| in o (tanh |z|: tanh_f's quotient, as hi + lo)
+// (1 - u) / (1 + u) = th + tl for u = e^-2|z| in o (tanh |z|: tanh_quotient's, as hi + lo)
 ALWAYS static inline void tanh_parts(const OnePlus& o, VF& th, VF& tl) {
   const VF t = pow2(o.e.k);
   const VF uh = o.e.h * t, ul = o.e.l * t;
@@ -630,7 +637,7 @@ ALWAYS static inline VF tanhshrink_f(VF x) {
   return blend(tanhshrink_rest(x), tanhshrink_table(x & table), table);
 }
 
-// go tanh^2(x): tanh |x| = th + tl, the quotient of tanh_f as hi + lo (a - a^3/3 below 2^-12, a scaled by 2^64
+// go tanh^2(x): tanh |x| = th + tl, the quotient of tanh_quotient as hi + lo (a - a^3/3 below 2^-12, a scaled by 2^64
 // below 2^-32 so that its square stays normal), squared as hi + lo, the product with go rounded once
 ALWAYS static inline VF tanhshrink_grad_far(VF go, VF x) {
   const VF a = x.abs();
@@ -2395,10 +2402,10 @@ ALWAYS static inline void glu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
 }
 
 // gtu, sigma(g) tanh(v). Near forms: sigma(g) = fh + fl (sigma_near_parts: u = e^-|g| carried, p's error 0.42
-// 2^-24) and tanh |v| = th + tl (tanh_abs_parts: tanh_f's quotient, u = e^-2|v| to ~2^-26, as hi + lo), their
+// 2^-24) and tanh |v| = th + tl (tanh_abs_parts: tanh_quotient's, u = e^-2|v| to ~2^-26, as hi + lo), their
 // product rounded once and given v's sign; for g >= -60 (clamped at 60: above, sigma(g) (th + tl) rounds to th) and
 // |v| in [2^-32, inf] or 0 (sigma(-60) 2^-32 > 2^-119: normal). Elsewhere (NaN, far gates, tiny v) glu's kernel on
-// tanh_f(v) rounded (one rounding more: within glu's and tanh's bounds together)
+// tanh_quotient(v) rounded (one rounding more: within glu's and tanh's bounds together)
 ALWAYS static inline VF gtu_near(VF g, VF v) {
   VF uh, ul, dh, dl, fh, fl;
   one_plus_near(at::vec::minimum(g, C(SIGMA_NEAR)), uh, ul, dh, dl);
@@ -2416,7 +2423,7 @@ ALWAYS static inline VF gtu_near_lanes(VF g, VF v) {
 // (out of line: inlined, glu's and tanh's kernels beside the near form made the loop take 3.3 ns per element
 // where the near form alone takes 1.4, on an AVX-512 core)
 __attribute__((noinline, cold)) static VF gtu_far(VF g, VF v, VF near) {
-  return blend(glu_f(g, tanh_f(v)), gtu_near(g & near, v & near), near);
+  return blend(glu_f(g, tanh_quotient(v)), gtu_near(g & near, v & near), near);
 }
 ALWAYS static inline VF gtu_f(VF g, VF v) {
   const VF near = gtu_near_lanes(g, v);
@@ -2427,7 +2434,7 @@ ALWAYS static inline VF gtu_f(VF g, VF v) {
 // |v| >= 2^-32 or 0) and go in [2^-32, 2^32] or 0, so that both products are normal (2^-32 sigma(-26)
 // sech^2(20) > 2^-126): s = sigma(-|g|) = u / D and m = 1 - s as hi + lo (sigma(g) one of them, sigma'(g) = s m),
 // tanh |v| = th + tl and sech^2 v = 2 q (1 + t) with q = w / (1 + w) (w = e^-2|v|, tanh's exponential) as hi + lo;
-// each product of three rounded once. Elsewhere glu's gradients of (go, g, tanh_f(v)), d/dv then tanh's
+// each product of three rounded once. Elsewhere glu's gradients of (go, g, tanh_quotient(v)), d/dv then tanh's
 // derivative kernel on glu's go sigma(g): a rounding more each (within the bounds of both)
 #define GTU_GRAD_G 26.0f
 #define GTU_GRAD_V 20.0f
@@ -2465,7 +2472,7 @@ ALWAYS static inline VF gtu_grad_lanes(VF g, VF go, VF v) {
 }
 ALWAYS static inline void gtu_grad_far(VF go, VF g, VF v, VF& dg, VF& dv) {
   VF gate;
-  glu_grad_f(go, g, tanh_f(v), dg, gate);
+  glu_grad_f(go, g, tanh_quotient(v), dg, gate);
   dv = tanh_grad_f(gate, v);
 }
 ALWAYS static inline void gtu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
