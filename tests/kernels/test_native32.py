@@ -167,8 +167,8 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # 4.8M dense points (and 2M around silu's and gelu's derivative zeros): sigmoid 1.44 / 1.75 (below |x| = 69 the
 # exponential rounded to float32, bounded by 1.92 both ways; 1.47 forward on every 7th float32), tanh 0.51 / 1.75
 # (its forward for 2^-32 <= |x| < 4 x F from lisht's table F = tanh(x) / x, 0.51 on 4M dense points, elsewhere the
-# quotient, 0.72; its derivative's form is sigmoid's), silu 1.00 / 1.01 (its derivative below |x| = 8 from its interval table,
-# 0.68; from -68 to 20 the forms carrying u as uh + ul with p rounded: 1.04 / 1.11 on every 7th float32), gelu 1.06 / 1.13 (below |x| = 4 its interval tables, 0.61 / 0.63:
+# quotient, 0.72; its derivative's form is sigmoid's), silu 1.00 / 1.01 (its derivative below |x| = 8 from its
+# interval table, 0.68; from -68 to 20 the forms carrying u as uh + ul with p rounded: 1.04 / 1.11 on every 7th float32), gelu 1.06 / 1.13 (below |x| = 4 its interval tables, 0.61 / 0.63:
 # test_interval_tables_hold_their_bounds_on_their_range; beyond, from -9 up the near forms, whose e^{-a^2/2} has
 # exp_near's error: 1.22 forward on every 7th float32, where the exact form had 1.20), elu 0.79 / 0.84, selu
 # 0.75 / 0.79, quick_gelu 1.04 / 1.07 (1.702 x carried as hi + lo; from -39.5 up silu's near forms on it: 1.09 /
@@ -438,8 +438,9 @@ def test_an_entry_written_as_the_primitive_takes_it():
 
 
 # The interval tables (native32's `table_parts`): primitive -> (the backward's range's edge A or None, the
-# derivative's zero or None, the forward's edge or None: None where that pass takes no table); measured 0.61 / 0.63 (gelu), 0.68 (silu's
-# backward), 0.53 / 0.57 (serf) and 0.54 / 0.59 (tanhexp) on 4M dense points
+# derivative's zero or None, the forward's edge or None: None where that pass takes no table); measured 0.61 / 0.63
+# (gelu), 0.68 (silu's backward), 0.53 / 0.57 (serf), 0.54 / 0.59 (tanhexp), 0.62 / 0.59 (log_ndtr), 0.53 / 0.53
+# (lecun_tanh), 0.54 / 0.52 (sqrtsoftplus) and 0.51 (tanh's forward) on 4M dense points
 TABLES = {
     "gelu": (4.0, -0.7517915368080139, 4.0),
     "silu": (8.0, -1.2784645557403564, None),
@@ -494,10 +495,10 @@ def test_interval_tables_meet_their_sums_precondition(name):
 @needs_kernels
 @pytest.mark.parametrize("primitive", sorted(TABLES))
 def test_interval_tables_hold_their_bounds_on_their_range(primitive):
-    """Each table (TABLES: forward and backward; silu's backward, tanh's forward) below |x| = A, its edge (a polynomial per A /
-    16: native32's `table_parts`) on 1M dense points, the edges of every interval and their float32 neighbours,
-    and the 2001 float32s nearest the derivative's zero x0 (the intervals around it carry x - x0 as a factor; or
-    0): within 0.7 ULP (the rest of the line, the near and far forms, is BOUNDS')."""
+    """Each table (TABLES: forward and backward; silu's backward, tanh's forward) below |x| = A, its edge (a
+    polynomial per A / 16: native32's `table_parts`) on 1M dense points, the edges of every interval and their
+    float32 neighbours, and the 2001 float32s nearest the derivative's zero x0 (the intervals around it carry x - x0
+    as a factor; or 0): within 0.7 ULP (the rest of the line, the near and far forms, is BOUNDS')."""
     edge, zero, forward_edge = TABLES[primitive]
     value, derivative = REFERENCE[primitive]
     x0 = np.float32(0.0 if zero is None else zero)
