@@ -44,7 +44,7 @@ from rich.progress import Progress
 from rich.table import Table
 
 import nonlin
-from nonlin import route
+from nonlin import route, route_profile
 from nonlin.kernels import use, vec_convert
 from nonlin.ops import TORCH
 
@@ -298,6 +298,17 @@ def _in_mode(m: str, fn):
         return fn()
 
 
+def _profile_line() -> str:
+    """Which per-machine rows (`nonlin tune`) this run's default column takes from a measured profile."""
+    if route_profile.disabled():
+        return "off (NONLIN_ROUTE_PROFILE=off): the static table"
+    chosen = route.measured()
+    if not chosen:
+        return f"none for this machine ({route_profile.path()}): the static table"
+    fused = [" ".join(row) for row, r in sorted(chosen.items()) if r == "fused"]
+    return f"{route_profile.path()}: {len(chosen)} rows measured; fused where: {', '.join(fused) or 'none'}"
+
+
 def benchmark(args) -> int:
     torch._dynamo.config.cache_size_limit = 1024
     torch._dynamo.config.accumulated_cache_size_limit = 4096
@@ -325,6 +336,7 @@ def benchmark(args) -> int:
         f"torch={torch.__version__} "
         f"ATEN_CPU_CAPABILITY={os.environ.get('ATEN_CPU_CAPABILITY', '(auto)')} load_average={load}"
     )
+    console.print(f"route profile: {_profile_line()}")
     table = Table(title="median ms of interleaved rounds; ratios: nonlin default / baseline")
     cols = ["entry", "dtype", "shape", "pass", "route", *[c for c in COLUMNS if c not in skip],
             "default/torch", "default/compile", "default/copy", "model/compile", "saved/inputs"]  # fmt: skip

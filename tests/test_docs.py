@@ -148,6 +148,12 @@ COMMANDS: dict[str, Smaller | None] = {
     ),
     "./run test": Smaller(None, "the whole suite: CI runs it, and this test is part of it"),
     "nonlin list": None,
+    "nonlin tune": Smaller(
+        "nonlin tune --show",
+        "it writes this machine's route profile (the suite runs with profiles off): "
+        "tests/test_route_profile.py runs it into a temporary profile",
+    ),
+    "nonlin tune --show": None,
     "nonlin show mish": None,
     "nonlin compare relu gelu silu shifted_relu swiglu": Smaller(
         "nonlin compare relu tanh",

@@ -33,6 +33,7 @@ SUBCOMMAND_MODULES: list[str] = [
     "nonlin.accuracy.cli",
     "nonlin.theory.cli",
     "nonlin.verify.cli",
+    "nonlin.tune",
 ]
 # Modules that add options to `nonlin compare` (e.g. --db for arena results): ``add_compare_options(parser)``.
 COMPARE_OPTION_MODULES: list[str] = ["nonlin.arena.cli", "nonlin.accuracy.compare"]

@@ -37,6 +37,7 @@ from typing import Any, Literal
 
 import torch
 
+from nonlin import route_profile
 from nonlin.autograd import apply as eager_apply
 from nonlin.kernels import dispatch, state
 from nonlin.kernels.codegen import negative_zeros
@@ -60,6 +61,7 @@ LARGE_NUMEL = 1 << 20
 _ALL = frozenset(DTYPES)
 _LOW = frozenset({"float32", "bfloat16", "float16"})
 _HALVES = frozenset({"bfloat16", "float16"})
+_F32 = frozenset({"float32"})
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,9 @@ class Native:
     float32; one fused backward kernel against torch's two or three; a hand-written float32 kernel against a
     textbook composite), training calls included (their forward is then the kernel's, not torch's op): torch's
     op stays the small calls' route, whose per-call cost is lower.
+    `per_machine`: dtypes whose CPU rows (each pass torch's op serves, both size classes) `nonlin tune` measures
+    on the user's machine, where which route is faster depends on the CPU (`nonlin.route_profile`): a
+    profile's choice replaces the static one (`large_fused`) for those rows.
     """
 
     train: frozenset[str]
@@ -91,6 +96,7 @@ class Native:
     exact: bool = False
     large_fused: frozenset[str] = frozenset()
     params: Literal["defaults", "any", "representable"] = "defaults"
+    per_machine: frozenset[str] = frozenset()
 
     def dtypes(self, pass_: Pass) -> frozenset[str]:
         return self.train | (self.forward if pass_ == "forward" else frozenset())
@@ -124,54 +130,54 @@ NATIVE: Mapping[str, Native] = {
     # backward is slow (4M float32 forward+backward 24.8 ms against the fused path's 6.8): inference only; from
     # 2^20 float32 elements the fused forward is faster too (2.6 ms against 3.0), in bfloat16 not (the lookup
     # 3.3 against 1.6; 32K: 0.068 ms against 0.039). notes/2026-12-04b/kernels_all_4m.md, 2026-12-04a/*_32k.md
-    "prelu": Native(train=frozenset(), forward=_ALL, exact=True, large_fused=frozenset({"float32"})),
+    "prelu": Native(train=frozenset(), forward=_ALL, exact=True, large_fused=_F32, per_machine=_F32),
     "threshold": Native(train=_ALL, exact=True, params="representable"),
     # torch.abs's backward is two kernels (sgn(x) * grad): from 2^20 float32 elements the fused path's one is
     # faster (4M elements, forward+backward 6.7 ms against 9.9); in the half types the lookup is not (4.0 ms
     # forward at 4M bfloat16 against torch.abs's 1.35).
-    "absolute": Native(train=_ALL, exact=True, large_fused=frozenset({"float32"})),
+    "absolute": Native(train=_ALL, exact=True, large_fused=_F32, per_machine=_F32),
     "hardsigmoid": Native(train=_LOW),
     # The half-type lookup against torch's op at 4M bfloat16 elements, forward / forward+backward ms, one core
     # (benchmarks/kernels.py, fused and torch columns): sin 3.9 / 8.2 against 8.1 / 16.4, elu 4.7 / 10.1 against
     # 10.2 / 15.2, celu 4.3 / 9.8 against 10.4 / 15.8, selu 4.3 / 10.2 against 9.7 / 16.6, cosine 3.3 / 7.7
     # against 4.0 / 11.9; at 32K torch's op is as fast or faster (elu 0.18 against 0.14 ms forward+backward).
     # hardsigmoid and leaky_relu (no libm call) stay torch's at every size: 2.6 / 2.1 ms against 4.3.
-    "elu": Native(train=_LOW, large_fused=_HALVES),
-    "celu": Native(train=_LOW, large_fused=_HALVES),
-    "selu": Native(train=_HALVES, large_fused=_HALVES),
-    "sin": Native(train=_LOW, large_fused=_HALVES),
-    "cosine": Native(train=_LOW, large_fused=_HALVES),
+    "elu": Native(train=_LOW, large_fused=_HALVES, per_machine=_HALVES),
+    "celu": Native(train=_LOW, large_fused=_HALVES, per_machine=_HALVES),
+    "selu": Native(train=_HALVES, large_fused=_HALVES, per_machine=_HALVES),
+    "sin": Native(train=_LOW, large_fused=_HALVES, per_machine=_HALVES),
+    "cosine": Native(train=_LOW, large_fused=_HALVES, per_machine=_HALVES),
     # torch.exp: 0.571 ULP float32 (99.0% correctly rounded), halves correctly rounded (bfloat16 100%, float16
     # 99.997%) under every ISA; the half-type lookup is slower than it (4M bfloat16: 3.9 ms forward against 2.8).
-    "exponential": Native(train=_LOW),
+    "exponential": Native(train=_LOW, per_machine=_HALVES),
     # bfloat16 and float16 forwards of tanh and sigmoid were torch's here too; the fused path's lookup
     # (kernels/table.py: the eager path's bits) costs 1.4 ms per 4M elements where torch.tanh takes 8 and
     # torch.sigmoid 2.2.
-    "erf": Native(train=frozenset(), forward=frozenset({"float32"})),
+    "erf": Native(train=frozenset(), forward=_F32, per_machine=_F32),
     # torch.tanh: 0.563 ULP float32 forward under every ISA; its backward 1 - tanh^2 cancels (1.7e7 ULP), so a
     # training call takes torch's forward and the fused backward from the saved input (`_torch_forward`).
     # Which is faster depends on the CPU: on one AVX-512 Ice Lake core (2026-12-04) torch.tanh takes 0.34 ns per
     # element in cache against the hand-written kernel's 1.05 (kernels/native32.py; 17 us against 60 at 32K, 3.0
     # ms against 4.7 at 4M), where the 2026-12-02 machine had measured 3.5 against 1.1. torch's op is never
     # slower than itself.
-    "tanh": Native(train=frozenset(), forward=frozenset({"float32"})),
+    "tanh": Native(train=frozenset(), forward=_F32, per_machine=_F32),
     # torch's x**3 is x * x * x in float32 (two IEEE products: the same bits on every ISA): 1.287 ULP at most over
     # all 2^23 significands (the error depends on the significand alone down to the subnormal results, where the
     # last product rounds once onto their grid), its backward 3 x^2 go 1.5 ULP on nonlin check's sample; the
     # halves miss (computed in float32 and rounded again: bfloat16 92.7% correctly rounded). Its backward is three
     # kernels (x^2, times 3, times go): from 2^20 elements the fused route's one is faster (4M forward+backward
     # 6.5 ms against 13.6; forward 2.6 against 2.8); at 32K torch's op is (forward 0.012 ms against 0.035 fused).
-    "cube": Native(train=frozenset({"float32"}), large_fused=frozenset({"float32"})),
+    "cube": Native(train=_F32, large_fused=_F32, per_machine=_F32),
     # lisht's textbook x * torch.tanh(x): 1.303 ULP float32 forward at most over every float32 from 2^-12 to 10,
     # under each ISA (notes/2026-12-04a/lisht_exhaustive.py; torch.tanh 0.563, the product rounded once); its
     # backward misses as tanh's does, so a training call takes this forward and the kernel's backward. Below
     # 2^20 elements only: at 32K the two torch kernels take 0.028 ms against the hand-written kernel's 0.085, at
     # 4M 6.9 against 6.2.
-    "lisht": Native(train=frozenset(), forward=frozenset({"float32"}), large_fused=frozenset({"float32"})),
+    "lisht": Native(train=frozenset(), forward=_F32, large_fused=_F32, per_machine=_F32),
     # torch.atan: 0.508 ULP float32 forward under every ISA; its backward 1 / (1 + x^2) flushes to 0 where x^2
     # overflows (2.1e6 ULP): inference only. 4M float32 forward 3.8 ms against the fused path's 5.1 (float64 math),
     # 32K 0.022 against 0.048; in the halves the lookup is as fast (5.3 ms at 4M bfloat16 both).
-    "arctan": Native(train=frozenset(), forward=frozenset({"float32"})),
+    "arctan": Native(train=frozenset(), forward=_F32, per_machine=_F32),
 }
 
 # Fused rows whose float32 math (kernels/precision.py's fp32_compute="auto" choice) the checker measured over a
@@ -199,6 +205,75 @@ def table_route(name: str, dtype: str, device: str, pass_: Pass, size: Size) -> 
     return r
 
 
+def per_machine_rows() -> list[route_profile.Row]:
+    """The CPU rows (entry, dtype, pass, size class) `nonlin tune` measures: torch's op and the fused path both
+    meet the goals there, and which is faster depends on the CPU (`Native.per_machine`)."""
+    return [
+        (name, dtype, pass_, size)
+        for name, native in NATIVE.items()
+        for dtype in sorted(native.per_machine)
+        for pass_ in PASSES
+        if dtype in native.dtypes(pass_)
+        for size in SIZES
+    ]
+
+
+def _load_measured() -> dict[route_profile.Row, str]:
+    profile = route_profile.load()
+    if profile is None:
+        return {}
+    rows = set(per_machine_rows())
+    return {row: r for row, r in profile.choices.items() if row in rows}
+
+
+# This machine's measured choices (`nonlin tune`), read once at import: the table is built inside a user's
+# torch.compile too, where reading a file would break the graph.
+_MEASURED: dict[route_profile.Row, str] = _load_measured()
+
+
+def measured() -> dict[route_profile.Row, str]:
+    """The per-machine rows' choices in force: this machine's profile's, or those `measured_routes` set."""
+    return dict(_MEASURED)
+
+
+@contextlib.contextmanager
+def measured_routes(choices: Mapping[route_profile.Row, str]) -> Iterator[None]:
+    """Take `choices` for the per-machine rows inside the block (`nonlin tune` times each route as users run
+    it; the tests measure every route a profile can choose)."""
+    rows = set(per_machine_rows())
+    unknown = [row for row in choices if row not in rows]
+    if unknown or any(r not in route_profile.ROUTES for r in choices.values()):
+        raise ValueError(f"choices: expected routes 'torch' or 'fused' of per-machine rows, got {dict(choices)}")
+    previous = dict(_MEASURED)
+    _set_measured(dict(choices))
+    try:
+        yield
+    finally:
+        _set_measured(previous)
+
+
+def reload_profile() -> None:
+    """Read this machine's profile again (after `nonlin tune` wrote one) and rebuild the routes from it."""
+    _set_measured(_load_measured())
+
+
+def _set_measured(choices: dict[route_profile.Row, str]) -> None:
+    _MEASURED.clear()
+    _MEASURED.update(choices)
+    _TABLE.clear()
+    _BY_CALL.clear()
+    _SETTLED.clear()
+
+
+def _fused_faster(native: Native, name: str, dtype: str, pass_: Pass, size: Size) -> bool:
+    """Whether a CPU row torch's op serves takes the fused path all the same: this machine's measured choice
+    where the row is measured per machine and a profile holds it, else `Native.large_fused`."""
+    chosen = _MEASURED.get((name, dtype, pass_, size))
+    if chosen is not None:
+        return chosen == "fused"
+    return size == "large" and dtype in native.large_fused
+
+
 def _build_row(name: str, dtype: str, device: str, pass_: Pass, size: Size) -> Route:
     s = get_spec(name)
     native = NATIVE.get(name)
@@ -207,7 +282,7 @@ def _build_row(name: str, dtype: str, device: str, pass_: Pass, size: Size) -> R
         and s.torch_equivalent is not None
         and dtype in native.dtypes(pass_)
         and (device == "cpu" or native.exact)
-        and not (size == "large" and device == "cpu" and dtype in native.large_fused)
+        and not (device == "cpu" and _fused_faster(native, name, dtype, pass_, size))
     ):
         return "torch"
     if s.kind not in (Kind.POINTWISE, Kind.GATED):
@@ -336,14 +411,7 @@ def choose(
         r = _BY_CALL[key] = table_route(s.name, _DTYPE_NAME[x.dtype], dev, key[3], key[4])
     compiling = torch.compiler.is_compiling()
     if r == "torch":
-        if (
-            len(extra) == 0
-            and body is s.forward
-            and (not params or _torch_holds(s.name, params, x.dtype))
-            # Inside torch.compile inductor lowers torch's op its own way (F.elu's expm1 as exp(x) - 1:
-            # elu(-3e-12) = 0): only the exact ops keep their bits; the others take the fused path's forms.
-            and (NATIVE[s.name].exact or not compiling)
-        ):
+        if _torch_serves(s, body, extra, params, x, compiling):
             return "torch"
         r = "fused"
     if r == "fused":
@@ -362,8 +430,31 @@ def choose(
             if not dispatch.compile_available():
                 return "eager"
             if key[4] == "small" and "size" not in _PINNED and not _warm(s, x, key, params):
+                # A row this machine's profile moved off torch's op keeps it while its kernels warm up.
+                if _moved_to_fused(s.name, x.dtype, key[3] == "train", False):
+                    return "torch" if _torch_serves(s, body, extra, params, x, compiling) else "eager"
                 return "eager"
     return r
+
+
+def _torch_serves(s: Spec, body, extra: tuple, params: Mapping[str, Any], x: torch.Tensor, compiling: bool) -> bool:
+    """Whether torch's op computes this call of a torch row: the entry's own forward at parameters the row holds
+    at, no extra inputs, and outside torch.compile unless the op is exact."""
+    return (
+        len(extra) == 0
+        and body is s.forward
+        and (not params or _torch_holds(s.name, params, x.dtype))
+        # Inside torch.compile inductor lowers torch's op its own way (F.elu's expm1 as exp(x) - 1:
+        # elu(-3e-12) = 0): only the exact ops keep their bits; the others take the fused path's forms.
+        and (NATIVE[s.name].exact or not compiling)
+    )
+
+
+def _moved_to_fused(name: str, dtype: torch.dtype, train: bool, large: bool) -> bool:
+    """Whether this machine's profile chose the fused path for a row torch's op serves (`nonlin tune`): a call
+    there that takes torch's op while the kernels warm up is not settled on it."""
+    row = (name, _DTYPE_NAME.get(dtype), "train" if train else "forward", "large" if large else "small")
+    return _MEASURED.get(row) == "fused"
 
 
 # A small call takes the fused route once its kernels are compiled: by an earlier call of any size, or once its
@@ -513,7 +604,8 @@ def _settle_with(s: Spec, x: torch.Tensor, items: tuple, r: Route, params: Mappi
     row holds at those values: the defaults, or `Native.params`), or the fused path's job once it is compiled."""
     key = _settled_with_key(s, x, items, dict(items))
     if r == "torch":
-        _SETTLED[key] = _TORCH_OP
+        if not _moved_to_fused(s.name, x.dtype, key[4], key[5]):
+            _SETTLED[key] = _TORCH_OP
     elif r == "fused":
         with _float64_pin(s, x):
             job = dispatch.job_for(s, x.dtype, params)
@@ -525,7 +617,8 @@ def _settle(s: Spec, x: torch.Tensor, key: tuple, r: Route, params: Mapping[str,
     """Remember a default-parameter call's route once it will not change: torch's op, or the fused path once
     its kernels are compiled (the eager route of a small call that is still warming up is not remembered)."""
     if r == "torch":
-        _SETTLED[key] = _TORCH_OP
+        if not _moved_to_fused(s.name, x.dtype, key[3], key[4]):
+            _SETTLED[key] = _TORCH_OP
     elif r == "fused" and x.device.type == "cpu":
         with _float64_pin(s, x):
             job = dispatch.job_for(s, x.dtype, params)
@@ -557,10 +650,11 @@ def _torch_forward(s: Spec, x: torch.Tensor) -> bool:
         n is not None
         and s.kind is Kind.POINTWISE
         and dtype in n.dtypes("forward")
-        and not (dtype in n.large_fused and _size(x) == "large")  # (there the forward kernel is faster too)
         and state.mode() == "auto"
         and x.device.type == "cpu"
         and not torch.compiler.is_compiling()
+        # (where the forward row takes the fused path, its kernel is the faster forward)
+        and not _fused_faster(n, s.name, dtype, "forward", _size(x))
     )
 
 

@@ -1,0 +1,148 @@
+"""This machine's measured choices for the route rows whose faster route depends on the CPU.
+
+Where torch's op and nonlin's fused path both meet the goals, which of them is faster is a property of the
+CPU, not of the formula: torch.tanh takes 0.34 ns per float32 element on one Ice Lake core and 2.5 on a Zen 4
+core (ATen's tanh on either ISA there), where nonlin's kernel takes ~0.56 on both. Those rows
+(`nonlin.route.NATIVE`'s `per_machine`) keep the table's static choice until `nonlin tune` measures both
+routes on this machine and writes the faster one here; the table then takes it. Both routes are measured
+against the goals in CI, so the choice moves speed, never a guarantee (bits of a non-exact row may differ
+between machines, as torch's own do between ISAs).
+
+A profile is one JSON file per machine fingerprint (the CPU's model name and flags, ATen's vector ISA, the
+torch version and the sources of the route table and kernels), so a home folder shared by
+different machines keeps one per machine and a profile never outlives the code it measured. Location:
+$NONLIN_ROUTE_PROFILE when it names a file, none when it is "off" (the test suite runs the static table),
+else $NONLIN_CACHE/routes/ or ~/.cache/nonlin/routes/. Written atomically: an interrupted `nonlin tune`
+leaves the previous profile as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import tempfile
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+PROFILE_VERSION = 1
+ROUTES = ("torch", "fused")
+Row = tuple[str, str, str, str]  # (entry, dtype, pass, size class), CPU
+
+
+@dataclass(frozen=True)
+class Profile:
+    """The measured rows: route and the medians (ms) of both routes, per row."""
+
+    path: Path
+    choices: dict[Row, str]
+    times_ms: dict[Row, dict[str, float]]
+    threads: int
+
+
+def _cpu_description() -> str:
+    """The CPU's model name and feature flags (Linux: /proc/cpuinfo), else what `platform` says."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return f"{platform.machine()} {platform.processor()}"
+    fields = {}
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        key = key.strip()
+        if key in ("model name", "flags", "Features", "CPU part") and key not in fields:
+            fields[key] = value.strip()
+    return json.dumps(fields, sort_keys=True)
+
+
+def fingerprint() -> str:
+    """What a profile's measurements hold for: this CPU, ATen's ISA, torch, and nonlin's routes and kernels."""
+    here = Path(__file__).resolve().parent
+    sources = hashlib.sha1()
+    for rel in ("route.py", "kernels/native32.py", "kernels/table.py", "kernels/dispatch.py"):
+        sources.update((here / rel).read_bytes())
+    blob = json.dumps(
+        {
+            "profile": PROFILE_VERSION,
+            "cpu": _cpu_description(),
+            "isa": torch.backends.cpu.get_cpu_capability(),
+            "torch": torch.__version__,
+            "sources": sources.hexdigest(),
+        },
+        sort_keys=True,
+    )
+    return hashlib.sha1(blob.encode()).hexdigest()[:16]
+
+
+def disabled() -> bool:
+    return os.environ.get("NONLIN_ROUTE_PROFILE", "") == "off"
+
+
+def path() -> Path:
+    """Where this machine's profile is (or would be written)."""
+    env = os.environ.get("NONLIN_ROUTE_PROFILE", "")
+    if env and env != "off":
+        return Path(env)
+    cache = os.environ.get("NONLIN_CACHE")
+    folder = Path(cache) / "routes" if cache else Path.home() / ".cache" / "nonlin" / "routes"
+    return folder / f"routes-{fingerprint()}.json"
+
+
+def load() -> Profile | None:
+    """This machine's profile, or None: none written, profiles off, or one for another machine or code (a file
+    that cannot be read warns and is ignored: the static table runs)."""
+    if disabled():
+        return None
+    p = path()
+    if not p.exists():
+        return None
+    try:
+        data = json.loads(p.read_text())
+        if data.get("fingerprint") != fingerprint():
+            warnings.warn(f"nonlin: route profile {p} was measured on another machine or nonlin: ignored", stacklevel=3)
+            return None
+        choices: dict[Row, str] = {}
+        times: dict[Row, dict[str, float]] = {}
+        for item in data["rows"]:
+            row = (item["entry"], item["dtype"], item["pass"], item["size"])
+            if item["route"] not in ROUTES:
+                raise ValueError(f"route {item['route']!r}")
+            choices[row] = item["route"]
+            times[row] = {r: float(item["ms"][r]) for r in ROUTES}
+        return Profile(p, choices, times, int(data["threads"]))
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        warnings.warn(f"nonlin: route profile {p} is unreadable ({e}): ignored", stacklevel=3)
+        return None
+
+
+def save(choices: dict[Row, str], times_ms: dict[Row, dict[str, float]], threads: int) -> Path:
+    """Write a profile atomically (a temporary file renamed over the old one): an interrupted run never leaves
+    half a profile, and the previous one stays until the new one is complete."""
+    p = path()
+    p.parent.mkdir(parents=True, exist_ok=True)
+    rows: list[dict[str, Any]] = [
+        {"entry": e, "dtype": d, "pass": ps, "size": z, "route": choices[(e, d, ps, z)], "ms": times_ms[(e, d, ps, z)]}
+        for (e, d, ps, z) in sorted(choices)
+    ]
+    data = {
+        "fingerprint": fingerprint(),
+        "cpu": _cpu_description(),
+        "isa": torch.backends.cpu.get_cpu_capability(),
+        "torch": torch.__version__,
+        "threads": threads,
+        "rows": rows,
+    }
+    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=p.name, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f, indent=1)
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return p
