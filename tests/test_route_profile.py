@@ -129,6 +129,27 @@ def test_tune_keeps_the_rows_it_did_not_measure_and_an_interrupted_write_loses_n
     assert [p.name for p in profile_file.parent.iterdir()] == [profile_file.name]  # no temporary file left
 
 
+def test_an_interrupted_tune_keeps_the_rows_it_measured(profile_file, monkeypatch, capsys):
+    tune.tune(["prelu"], rounds=1, shapes=TINY, progress=False)
+    rows = tune.rows_of(["tanh", "arctan"])
+    calls = []
+    measure = tune.measure
+
+    def interrupted_at_the_second_row(row, *args, **kwargs):
+        calls.append(row)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return measure(row, *args, **kwargs)
+
+    monkeypatch.setattr(tune, "measure", interrupted_at_the_second_row)
+    with pytest.raises(KeyboardInterrupt):
+        tune.tune(["tanh", "arctan"], rounds=1, shapes=TINY, progress=False)
+    kept = route_profile.load().choices
+    assert rows[0] in kept and rows[1] not in kept and any(r[0] == "prelu" for r in kept)
+    assert route.measured() == kept
+    assert f"interrupted after 1 of {len(rows)} rows; those are kept in" in capsys.readouterr().err
+
+
 def test_a_stale_or_broken_profile_is_ignored_with_a_warning(profile_file):
     rows = [{"entry": "tanh", "dtype": "float32", "pass": "forward", "size": "large", "route": "fused",
              "ms": {"torch": 2.0, "fused": 1.0}}]  # fmt: skip

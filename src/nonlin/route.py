@@ -15,7 +15,9 @@ A pointwise or gated call runs one of three ways:
 The table has a row per (entry, dtype, device, pass, size class), generated from the catalog: a new entry gets
 rows automatically (the fused path for pointwise and gated entries; a small CPU call takes it once its kernels
 are compiled, `WARM_CALLS`) and `NATIVE` overrides them with torch's op where it was measured to be within
-the goals (at both size classes unless the fused route was measured faster for large calls). Pass is ``"forward"`` when autograd records nothing
+the goals (at both size classes unless the fused route was measured faster for large calls; where which is
+faster depends on the CPU, `Native.per_machine`, the choice `nonlin tune` measured on this machine, read from
+its profile, `nonlin.route_profile`). Pass is ``"forward"`` when autograd records nothing
 (inference, ``torch.no_grad``, inputs that do not require grad) and ``"train"`` when it records the call, so
 that an op whose backward misses the goals (torch.tanh's 1 - tanh^2 cancels) serves inference only. Size
 class is ``"small"`` below `LARGE_NUMEL` elements and ``"large"`` from it.
@@ -142,14 +144,14 @@ NATIVE: Mapping[str, Native] = {
     # 10.2 / 15.2, celu 4.3 / 9.8 against 10.4 / 15.8, selu 4.3 / 10.2 against 9.7 / 16.6, cosine 3.3 / 7.7
     # against 4.0 / 11.9; at 32K torch's op is as fast or faster (elu 0.18 against 0.14 ms forward+backward).
     # hardsigmoid and leaky_relu (no libm call) stay torch's at every size: 2.6 / 2.1 ms against 4.3.
-    "elu": Native(train=_LOW, large_fused=_HALVES, per_machine=_HALVES),
-    "celu": Native(train=_LOW, large_fused=_HALVES, per_machine=_HALVES),
+    "elu": Native(train=_LOW, large_fused=_HALVES, per_machine=_LOW),
+    "celu": Native(train=_LOW, large_fused=_HALVES, per_machine=_LOW),
     "selu": Native(train=_HALVES, large_fused=_HALVES, per_machine=_HALVES),
-    "sin": Native(train=_LOW, large_fused=_HALVES, per_machine=_HALVES),
-    "cosine": Native(train=_LOW, large_fused=_HALVES, per_machine=_HALVES),
+    "sin": Native(train=_LOW, large_fused=_HALVES, per_machine=_LOW),
+    "cosine": Native(train=_LOW, large_fused=_HALVES, per_machine=_LOW),
     # torch.exp: 0.571 ULP float32 (99.0% correctly rounded), halves correctly rounded (bfloat16 100%, float16
     # 99.997%) under every ISA; the half-type lookup is slower than it (4M bfloat16: 3.9 ms forward against 2.8).
-    "exponential": Native(train=_LOW, per_machine=_HALVES),
+    "exponential": Native(train=_LOW, per_machine=_LOW),
     # bfloat16 and float16 forwards of tanh and sigmoid were torch's here too; the fused path's lookup
     # (kernels/table.py: the eager path's bits) costs 1.4 ms per 4M elements where torch.tanh takes 8 and
     # torch.sigmoid 2.2.
@@ -158,8 +160,9 @@ NATIVE: Mapping[str, Native] = {
     # training call takes torch's forward and the fused backward from the saved input (`_torch_forward`).
     # Which is faster depends on the CPU: on one AVX-512 Ice Lake core (2026-12-04) torch.tanh takes 0.34 ns per
     # element in cache against the hand-written kernel's 1.05 (kernels/native32.py; 17 us against 60 at 32K, 3.0
-    # ms against 4.7 at 4M), where the 2026-12-02 machine had measured 3.5 against 1.1. torch's op is never
-    # slower than itself.
+    # ms against 4.7 at 4M), where the 2026-12-02 machine had measured 3.5 against 1.1; on a Zen 4 core
+    # (2026-12-06) torch.tanh takes 2.5 and the kernel 0.56. torch's op is never slower than itself: the static
+    # row; `nonlin tune` moves it where the kernel is faster.
     "tanh": Native(train=frozenset(), forward=_F32, per_machine=_F32),
     # torch's x**3 is x * x * x in float32 (two IEEE products: the same bits on every ISA): 1.287 ULP at most over
     # all 2^23 significands (the error depends on the significand alone down to the subnormal results, where the

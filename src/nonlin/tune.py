@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import statistics
+import sys
 import time
 from collections.abc import Callable, Sequence
 
@@ -117,15 +118,26 @@ def tune(
     old = route_profile.load()
     choices = dict(old.choices) if old else {}
     times = dict(old.times_ms) if old else {}
-    with Steps(total=len(rows), label="nonlin tune", enabled=progress) as steps:
-        for row in rows:
-            steps.start(" ".join(row))
-            shape = (shapes or {}).get(row[3])
-            # (pinning the class costs the settled calls' fast lookup: only for a shape not of its class)
-            with route.pinned(row[3]) if shape else contextlib.nullcontext():
-                times[row] = measure(row, rounds, shape=shape)
-            choices[row] = choose(times[row])
-            steps.done()
+    done = 0
+    try:
+        with Steps(total=len(rows), label="nonlin tune", enabled=progress) as steps:
+            for row in rows:
+                steps.start(" ".join(row))
+                shape = (shapes or {}).get(row[3])
+                # (pinning the class costs the settled calls' fast lookup: only for a shape not of its class)
+                with route.pinned(row[3]) if shape else contextlib.nullcontext():
+                    times[row] = measure(row, rounds, shape=shape)
+                choices[row] = choose(times[row])
+                done += 1
+                steps.done()
+    except KeyboardInterrupt:
+        if done:  # the rows measured before the interruption are kept, beside the profile's others
+            path = route_profile.save(choices, times, torch.get_num_threads())
+            route.reload_profile()
+            print(
+                f"nonlin tune: interrupted after {done} of {len(rows)} rows; those are kept in {path}", file=sys.stderr
+            )
+        raise
     path = route_profile.save(choices, times, torch.get_num_threads())
     route.reload_profile()
     return route_profile.Profile(path, choices, times, torch.get_num_threads())
