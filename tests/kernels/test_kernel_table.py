@@ -109,6 +109,44 @@ def test_half_inputs_are_looked_up_with_the_eager_paths_bits(name, dtype):
         )
 
 
+@pytest.mark.parametrize(
+    ("name", "dtype"),
+    [(n, d) for n, dtypes in sorted(dispatch.HALF_FORWARD_BY_KERNEL.items()) for d in HALVES if d in dtypes],
+)
+def test_listed_half_forwards_take_their_kernel_where_it_gives_the_tables_bits(name, dtype):
+    """`dispatch.HALF_FORWARD_BY_KERNEL`: the generated kernel gives the table's bits at all 65536 inputs under this
+    ISA (CI's matrix runs this file under each), so the calls take it (their bits: the test above)."""
+    s = nonlin.spec(name)
+    job = dispatch.job_for(s, dtype, s.defaults())
+    assert dispatch._kernel_gives_the_table(job)
+    x = table.all_values(dtype)
+    with route.pinned("large"), torch.no_grad():
+        y = F.function(name)(x)
+    assert job.half_kernel is True
+    assert bool(_same_bits(y, job.table.forward(x)).all())
+
+
+def test_a_half_forward_kernel_that_differs_from_the_table_anywhere_is_not_taken(monkeypatch):
+    monkeypatch.setattr(dispatch, "_JOBS", {})
+    kernel = dispatch._kernel
+
+    def one_input_off(job, which, *inputs):
+        out = kernel(job, which, *inputs)
+        if inputs[0].numel() == table.SIZE:  # (the check's call on every input)
+            out[0][1000] = out[0][1000] + 1
+        return out
+
+    monkeypatch.setattr(dispatch, "_kernel", one_input_off)
+    s = nonlin.spec("cube")
+    job = dispatch.job_for(s, torch.bfloat16, s.defaults())
+    x = torch.randn(64, 64).to(torch.bfloat16)
+    with route.pinned("large"), torch.no_grad():
+        y = F.cube(x)
+    assert job.half_kernel is False
+    assert bool(_same_bits(y, job.table.forward(x)).all())
+    assert not dispatch._kernel_gives_the_table(dispatch.job_for(nonlin.spec("gelu"), torch.bfloat16, {}))  # unlisted
+
+
 def test_the_lookup_kernels_are_shared_by_every_entry():
     """Two kernels per half dtype (forward; backward per slope dtype), compiled once for the whole catalog."""
     x = torch.randn(4096).to(torch.bfloat16).requires_grad_()

@@ -108,7 +108,8 @@ class Job:
     out once: the plan, the compute precision of each pass, the parameters as the eager fallback reads them."""
 
     __slots__ = (
-        "bwd", "fnames", "fvals", "fwd", "gated", "native", "out_plan", "passthrough", "plan", "table", "torch_forward"
+        "bwd", "fnames", "fvals", "fwd", "gated", "half_kernel", "native", "out_plan", "passthrough", "plan", "table",
+        "torch_forward",
     )  # fmt: skip
 
     def __init__(
@@ -128,6 +129,9 @@ class Job:
         # bfloat16 and float16 inputs of a pointwise entry, or of a gated one's gate: looked up
         # (`nonlin.kernels.table`), not computed
         self.table: table.Table | table.GateTable | None = None
+        # a pointwise half-type forward by the generated kernel instead of the lookup (`HALF_FORWARD_BY_KERNEL`):
+        # None until its first call decides, then whether the kernel gives the table's bits at every input
+        self.half_kernel: bool | None = None
         # float32 inputs of an entry whose forward is one of native32.PRIMITIVES of x (sigmoid, tanh): its
         # hand-written kernels, forward and backward (from the saved input); None: the generated kernels
         self.native: str | None = None
@@ -226,8 +230,11 @@ def ready(job: Job, dtype: torch.dtype, train: bool) -> bool:
     if job.table is not None and job.gated:
         return table.built(dtype, train, gated=True)
     if job.table is not None:
-        return table.built(dtype, train and job.table.backward_by_table) and (
-            not train or job.table.backward_by_table or _any_bwd_built(job, dtype)
+        forward_built = job.half_kernel is not None or dtype not in HALF_FORWARD_BY_KERNEL.get(job.plan.spec.name, ())
+        return (
+            table.built(dtype, train and job.table.backward_by_table)
+            and (forward_built or cpu.built(job.plan, job.fwd, "fwd", dtype, 1))
+            and (not train or job.table.backward_by_table or _any_bwd_built(job, dtype))
         )
     if job.native is not None:
         return native32.built(job.native, "fwd" if job.torch_forward is None else "bwd") and (
@@ -274,7 +281,7 @@ def run_job(job: Job, main) -> torch.Tensor:
         if torch.is_grad_enabled() and x.requires_grad:
             return _fused_apply(job, False, x)
         if job.table is not None:
-            return job.table.forward(x)
+            return _half_forward(job, x)
         return _pointwise_forward(job, x)
     g, v = main
     if g.numel() == 0:  # no element to compute: an empty result that autograd connects to both inputs
@@ -298,6 +305,49 @@ def run_packed(job: Job, base: torch.Tensor) -> torch.Tensor | None:
     if torch.is_grad_enabled() and base.requires_grad:
         return _fused_apply(job, True, base)
     return _gated_forward(job, True, base).view(*base.shape[:-1], base.shape[-1] // 2)
+
+
+# Half-type forwards computed by the entry's generated kernel (float32 arithmetic, one rounding to the half type)
+# instead of the table's lookup, where that kernel gives the table's bits (correctly rounded) at every one of the
+# 65536 inputs: checked on this machine at the job's first call (`_kernel_gives_the_table`), so an ISA or
+# compiler whose kernel rounds otherwise keeps the lookup. Their forwards are sums and products that float32
+# holds exactly for half-type inputs (cube: 3 x 8 significant bits), or clamps of them. The lookup is a gather
+# from a 256 KB table; these are a load, a few operations and a store: 4M elements on one Zen 4 core, kernel /
+# lookup 0.38-0.59 in bfloat16 and 0.27-0.47 in float16 (2026-12-06, `notes/2026-12-06g/half_kernels.py`, .txt).
+# Left on the lookup: hardswish (x (x + 3) / 6 rounds twice in float32: 128 bfloat16 and 3 float16 inputs differ),
+# squ in bfloat16 (120 inputs), hard_mish (its kernel is slower than the lookup there: 1.19 bfloat16).
+_BOTH_HALVES = frozenset({torch.bfloat16, torch.float16})
+HALF_FORWARD_BY_KERNEL: dict[str, frozenset[torch.dtype]] = {
+    "cube": _BOTH_HALVES,
+    "helu": _BOTH_HALVES,
+    "shifted_relu": _BOTH_HALVES,
+    "clipped_shifted_relu": _BOTH_HALVES,
+    "star_relu": _BOTH_HALVES,
+    "relu_pow": _BOTH_HALVES,
+    "hard_sigmoid_keras2": _BOTH_HALVES,
+    "squ": frozenset({torch.float16}),
+}
+
+
+def _half_forward(job: Job, x: torch.Tensor) -> torch.Tensor:
+    if job.half_kernel is None:
+        job.half_kernel = _kernel_gives_the_table(job)
+    if job.half_kernel:
+        return _kernel(job, "fwd", _flat(x))[0].view_as(x)
+    return job.table.forward(x)
+
+
+def _kernel_gives_the_table(job: Job) -> bool:
+    """Whether the job's generated forward kernel gives the table's values at every half-type input (NaN for
+    NaN, whatever its payload; zeros of the same sign)."""
+    if job.table.dtype not in HALF_FORWARD_BY_KERNEL.get(job.plan.spec.name, ()):
+        return False
+    every = table.all_values(job.table.dtype)
+    with torch.no_grad():
+        computed = _kernel(job, "fwd", every)[0]
+        looked_up = job.table.forward(every)
+    same = computed.view(torch.int16) == looked_up.view(torch.int16)
+    return bool((same | (computed.isnan() & looked_up.isnan())).all())
 
 
 def _pointwise_forward(job: Job, x: torch.Tensor) -> torch.Tensor:
@@ -370,7 +420,7 @@ class nonlin_fused(torch.autograd.Function):  # lower case: grad_fn names say no
     def forward(ctx, job: Job, packed: bool, *inputs):
         ctx.job, ctx.packed = job, packed
         if job.table is not None and not job.gated:
-            y = job.table.forward(inputs[0])
+            y = _half_forward(job, inputs[0])
             ctx.save_for_backward(y if job.out_plan is not None else inputs[0])
             return y
         if job.torch_forward is not None:
