@@ -1,6 +1,6 @@
 """`nonlin tune`: measure, on this machine, the route rows whose faster route depends on the CPU.
 
-    nonlin tune                 # every per-machine row (about a minute, more while kernels compile)
+    nonlin tune                 # every per-machine row (about 20 s once kernels are compiled)
     nonlin tune tanh prelu      # those entries' rows; the profile's other rows are kept
     nonlin tune --show          # the profile in force and what it measured
     nonlin tune --threads 1     # measured at one thread (default: the process's; the profile records it)
