@@ -17,7 +17,8 @@ for report in data["reports"]:
         for output, r in outputs.items():
             if "max_ulp" not in r:  # (a note: normalizers' backward is not measured this way)
                 continue
-            route = report["routes"].get(dtype, {}).get(output.replace("_train", ""), "?")
+            routes = report["routes"].get(dtype, {})
+            route = routes.get(output, routes.get(output.replace("_train", ""), "?"))
             worst[dtype, output].append((r["max_ulp"], report["name"], route))
             if any(r["nonfinite"].values()):
                 nonfinite.append((report["name"], dtype, output, r["nonfinite"]))
