@@ -182,6 +182,13 @@ def test_bad_requests_name_what_was_expected(monkeypatch):
         tune.tune(["tanh"], rounds=1, shapes=TINY, progress=False)
 
 
+def test_a_profile_that_cannot_be_written_is_a_clear_error(tmp_path, monkeypatch):
+    (tmp_path / "a_file").write_text("")
+    monkeypatch.setenv("NONLIN_ROUTE_PROFILE", str(tmp_path / "a_file" / "routes.json"))
+    with pytest.raises(ValueError, match=r"cannot write the route profile at .*a_file.*NONLIN_ROUTE_PROFILE"):
+        route_profile.save({}, {}, 1)
+
+
 def test_the_command_shows_the_profile(profile_file, capsys):
     from nonlin.cli import main
 
