@@ -7,24 +7,15 @@ interleaved rounds of each.
 """
 
 import statistics
-import time
 
 import torch
 
 import nonlin
 from nonlin.kernels import dispatch, table
+from nonlin.tune import _median_ms as median_ms
 
 torch.set_num_threads(1)
 ENTRIES = [*sorted(dispatch.HALF_FORWARD_BY_KERNEL), "hardswish", "hard_mish", "sigmoid"]
-
-
-def median_ms(fn, reps=5):
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return 1e3 * statistics.median(times)
 
 
 for dtype in table.HALVES:
@@ -38,8 +29,8 @@ for dtype in table.HALVES:
         same = (computed.view(torch.int16) == looked_up.view(torch.int16)) | (computed.isnan() & looked_up.isnan())
         samples = {"kernel": [], "lookup": []}
         for _ in range(7):
-            samples["kernel"].append(median_ms(lambda: dispatch._kernel(job, "fwd", x)))  # noqa: B023
-            samples["lookup"].append(median_ms(lambda: job.table.forward(x)))  # noqa: B023
+            samples["kernel"].append(median_ms(lambda: dispatch._kernel(job, "fwd", x), 5))  # noqa: B023
+            samples["lookup"].append(median_ms(lambda: job.table.forward(x), 5))  # noqa: B023
         k, t = (statistics.median(samples[c]) for c in ("kernel", "lookup"))
         print(
             f"{name:22s} {str(dtype)[6:]:9s} inputs differing: {int((~same).sum()):4d}  "

@@ -124,12 +124,6 @@ def save(choices: dict[Row, str], times_ms: dict[Row, dict[str, float]], threads
     """Write a profile atomically (a temporary file renamed over the old one): an interrupted run never leaves
     half a profile, and the previous one stays until the new one is complete."""
     p = path()
-    try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise ValueError(
-            f"cannot write the route profile at {p} ({e}): set NONLIN_ROUTE_PROFILE to a file in a writable folder"
-        ) from e
     rows: list[dict[str, Any]] = [
         {"entry": e, "dtype": d, "pass": ps, "size": z, "route": choices[(e, d, ps, z)], "ms": times_ms[(e, d, ps, z)]}
         for (e, d, ps, z) in sorted(choices)
@@ -143,6 +137,7 @@ def save(choices: dict[Row, str], times_ms: dict[Row, dict[str, float]], threads
         "rows": rows,
     }
     try:
+        p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=p.name, suffix=".tmp")
     except OSError as e:
         raise ValueError(
