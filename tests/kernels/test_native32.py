@@ -167,8 +167,10 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # 4.8M dense points (and 2M around silu's and gelu's derivative zeros): sigmoid 1.44 / 1.75 (below |x| = 69 the
 # exponential rounded to float32, bounded by 1.92 both ways; 1.47 forward on every 7th float32), tanh 0.51 / 1.75
 # (its forward for 2^-32 <= |x| < 4 x F from lisht's table F = tanh(x) / x, 0.51 on 4M dense points, elsewhere the
-# quotient, 0.72; its derivative's form is sigmoid's), silu 1.00 / 1.01 (its derivative below |x| = 8 from its
-# interval table, 0.68; from -68 to 20 the forms carrying u as uh + ul with p rounded: 1.04 / 1.11 on every 7th float32), gelu 1.06 / 1.13 (below |x| = 4 its interval tables, 0.61 / 0.63:
+# quotient, 0.72; its derivative's form is sigmoid's), silu 1.59 / 2.00 (its derivative below |x| = 8 from its
+# interval table evaluated in float32, bounded by 3.5; below |x| = 69 the forward is sigmoid's near form times x, the exponential rounded to float32:
+# bounded by 1.92, 1.69 on every 7th float32; from -68 to 20 the derivative's form carries u as uh + ul with p
+# rounded: 1.11 on every 7th float32), gelu 1.06 / 1.13 (below |x| = 4 its interval tables, 0.61 / 0.63:
 # test_interval_tables_hold_their_bounds_on_their_range; beyond, from -9 up the near forms, whose e^{-a^2/2} has
 # exp_near's error: 1.22 forward on every 7th float32, where the exact form had 1.20), elu 0.79 / 0.84, selu
 # 0.75 / 0.79, quick_gelu 1.04 / 1.07 (1.702 x carried as hi + lo; from -39.5 up silu's near forms on it: 1.09 /
@@ -198,7 +200,7 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 BOUNDS = {
     "sigmoid": (1.5, 2.0),
     "tanh": (0.6, 2.0),
-    "silu": (1.1, 1.2),
+    "silu": (1.75, 2.5),
     "gelu": (1.3, 1.2),
     "elu": (0.9, 0.95),
     "selu": (0.85, 0.9),
@@ -439,7 +441,7 @@ def test_an_entry_written_as_the_primitive_takes_it():
 
 # The interval tables (native32's `table_parts`): primitive -> (the backward's range's edge A or None, the
 # derivative's zero or None, the forward's edge or None: None where that pass takes no table); measured 0.61 / 0.63
-# (gelu), 0.68 (silu's backward), 0.53 / 0.57 (serf), 0.54 / 0.59 (tanhexp), 0.62 / 0.59 (log_ndtr), 0.53 / 0.53
+# (gelu), 2.0 (silu's backward: its table evaluated in float32, PLAIN_TABLE_BOUNDS), 0.53 / 0.57 (serf), 0.54 / 0.59 (tanhexp), 0.62 / 0.59 (log_ndtr), 0.53 / 0.53
 # (lecun_tanh), 0.54 / 0.52 (sqrtsoftplus) and 0.51 (tanh's forward) on 4M dense points
 TABLES = {
     "gelu": (4.0, -0.7517915368080139, 4.0),
@@ -454,6 +456,8 @@ TABLES = {
     "tanh": (None, None, 4.0),  # (lisht's forward table: tanh(x) = x F; no backward table)
 }
 
+# The tables the kernels evaluate in float32 arithmetic alone (native32's `plain_table_value`): their own bound
+PLAIN_TABLE_BOUNDS = {"silu": 2.5}
 
 # Each table and its intervals' half-width (the range's edge / 32)
 TABLE_ROWS = {
@@ -498,7 +502,8 @@ def test_interval_tables_hold_their_bounds_on_their_range(primitive):
     """Each table (TABLES: forward and backward; silu's backward, tanh's forward) below |x| = A, its edge (a
     polynomial per A / 16: native32's `table_parts`) on 1M dense points, the edges of every interval and their
     float32 neighbours, and the 2001 float32s nearest the derivative's zero x0 (the intervals around it carry x - x0
-    as a factor; or 0): within 0.7 ULP (the rest of the line, the near and far forms, is BOUNDS')."""
+    as a factor; or 0): within 0.7 ULP, or PLAIN_TABLE_BOUNDS' (the rest of the line, the near and far forms, is
+    BOUNDS')."""
     edge, zero, forward_edge = TABLES[primitive]
     value, derivative = REFERENCE[primitive]
     x0 = np.float32(0.0 if zero is None else zero)
@@ -518,7 +523,7 @@ def test_interval_tables_hold_their_bounds_on_their_range(primitive):
         if a == edge:
             go = torch.randn(xs.shape, generator=torch.Generator().manual_seed(4))
             bwd = _ulp_error(native32.backward(primitive, go, xs).numpy(), go.double().numpy() * derivative(xd))
-            assert bwd.max() <= 0.7, (bwd.max(), xd[bwd.argmax()])
+            assert bwd.max() <= PLAIN_TABLE_BOUNDS.get(primitive, 0.7), (bwd.max(), xd[bwd.argmax()])
         if a == forward_edge:
             fwd = _ulp_error(native32.forward(primitive, xs).numpy(), value(xd))
             assert fwd.max() <= 0.7, (fwd.max(), xd[fwd.argmax()])
@@ -588,7 +593,7 @@ def test_large_incoming_gradients_do_not_overflow_where_the_product_is_finite(pr
     "primitive", ["sigmoid", "tanh", "silu", "gelu", "quick_gelu", "gelu_tanh", "ndtr", "laplace", "tanhshrink"]
 )
 def test_the_near_forms_hold_at_the_edges_of_their_range(primitive):
-    """The near forms take go of [2^-32, 2^32] unscaled and x up to their edges (|x m| < 69, silu's [-68, 20],
+    """The near forms take go of [2^-32, 2^32] unscaled and x up to their edges (|x m| < 69, silu's derivative's [-68, 20],
     gelu's and gelu_tanh's [-9, float32's largest], quick_gelu's [-39.5, float32's largest], ndtr's and laplace's
     every finite z (their exponentials scaled beyond z = -11 and |z| = 10.5), tanhshrink's derivative's |x| in
     [2^-32, 2^32]):

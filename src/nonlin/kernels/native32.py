@@ -43,8 +43,9 @@ does (`every`), the kernel runs its plain form, the same operations less those c
 forward, before its form below: 47 instructions per 16 elements against 81, as GCC 12 built them), so the same bits; tests/kernels/test_native32.py compares the two.
 sigmoid's forward below |x| = 69 has a form of its own (`sigmoid_near`: the exponential rounded to float32, 1.47
 ULP where the goal is 2, in about torch.sigmoid's operation count), and so has silu's from -68 to 20
-(`silu_near`: the exponential carried as uh + ul with a rounded p, 1.04 ULP); so have sigmoid's, tanh's and
-silu's backward, quick_gelu and gelu_tanh (silu's forms on their z, `silu_near_of`, `silu_grad_near_of`), gelu,
+(`silu_near`: sigmoid_near's form times x, 1.69 ULP); so have sigmoid's, tanh's and silu's backward, quick_gelu
+and gelu_tanh (silu's forms on their z with the exponential carried as uh + ul, `silu_near_of`,
+`silu_grad_near_of`), gelu,
 geglu and clipped_gelu below |x| = 4 from interval tables (a degree-6 polynomial per quarter, its coefficients
 looked up per lane: `table_parts`; so are serf, tanhexp, tanhshrink, lisht, lecun_tanh, sqrtsoftplus, log_ndtr
 and silu's derivative) and beyond from
@@ -287,18 +288,35 @@ ALWAYS static inline void table_parts(const TableAt& at, const float (&tab)[ROWS
   fh = hi + qh;
   fl = ((hi - fh) + qh) + ql;
 }
+// F from the same table in float32 arithmetic alone, where a goal leaves room for its roundings (silu's derivative:
+// the goal is 4 ULP): r by Horner's scheme to c1, then c0's high part plus its low part + t r, each rounded (~10
+// operations fewer). r's error relative to r is at most ~1.3 2^-24 (c1 dominates it: |t| <= 1/4 on SILU_GRAD_T's
+// intervals) and t r's rounding adds one, at most 0.66 |F| of it (the tables' precondition), then the sum's
+// rounding: F to 2.5 2^-24, and go F's own rounding: below 3.5 ULP (the goal is 4), measured 2.12 on every 3rd
+// float32 in (-8, 8) with go ~ N(0, 1)
+ALWAYS static inline VF plain_table_value(const TableAt& at, const float (&tab)[9][32]) {
+  const VF t = at.t;
+  VF r = lookup32(at.i, tab[7]);
+  for (int k = 6; k >= 2; --k) r = fma_(r, t, lookup32(at.i, tab[k]));
+  return lookup32(at.i, tab[0]) + fma_(r, t, lookup32(at.i, tab[1]));
+}
 // f'(x) = fh + fl from a derivative's table with a zero x0 = x0h + x0l: the table's F times m = mh + ml, x - x0 as
 // dh - x0l (dh exact: Sterbenz) on the intervals around the zero (the table's last row marks them: -0.0) and 1
 // elsewhere, as ph + pl (ph = mh F's high part and its exact error), then fh + fl by Fast2Sum (fh of the product's
 // sign also where mh is 0: x at x0's float32 part)
-template <int P>
+// (PLAIN: F by plain_table_value, no low part: 2.12 ULP for silu's derivative where the carried one gives 0.75)
+template <int P, bool PLAIN = false>
 ALWAYS static inline void grad_table_parts(VF x, const float (&tab)[9][32], float x0h, float x0l, VF& fh, VF& fl) {
   const TableAt at = table_at<P>(x);
   VF sh, sl;
-  table_parts(at, tab, sh, sl);
+  if constexpr (PLAIN) sh = plain_table_value(at, tab);
+  else table_parts(at, tab, sh, sl);
   const VF zero = lookup32(at.i, tab[8]);
   const VF mh = blend(C(1.0f), x - C(x0h), zero), ml = blend(C(0.0f), C(-x0l), zero);
-  const VF ph = mh * sh, pl = fma_(mh, sh, -ph) + fma_(mh, sl, ml * sh);
+  const VF ph = mh * sh;
+  VF pl;
+  if constexpr (PLAIN) pl = fma_(mh, sh, -ph) + ml * sh;
+  else pl = fma_(mh, sh, -ph) + fma_(mh, sl, ml * sh);
   fh = ph + pl;
   fl = (ph - fh) + pl;
 }
@@ -312,9 +330,10 @@ template <int P, int ROWS> ALWAYS static inline VF times_table(VF x, const float
 // is a zero)
 ALWAYS static inline VF times_grad_table(VF go, VF fh, VF fl) { return fma_(go, fh, go * fl) | ((go ^ fh) & C(-0.0f)); }
 // go f'(x) from a derivative's table with a zero x0 = x0h + x0l (grad_table_parts), rounded once
-template <int P> ALWAYS static inline VF grad_table(VF go, VF x, const float (&tab)[9][32], float x0h, float x0l) {
+template <int P, bool PLAIN = false>
+ALWAYS static inline VF grad_table(VF go, VF x, const float (&tab)[9][32], float x0h, float x0l) {
   VF fh, fl;
-  grad_table_parts<P>(x, tab, x0h, x0l, fh, fl);
+  grad_table_parts<P, PLAIN>(x, tab, x0h, x0l, fh, fl);
   return times_grad_table(go, fh, fl);
 }
 // F(x) from a table of F, rounded once (F not a zero on the table's range)
@@ -1801,13 +1820,12 @@ ALWAYS static inline void gated_grad_f(VF go, VF g, VF v, VF& dg, VF& dv, float 
 #define GELU_CLOSED -16.0f
 // silu's plain parts hold from g = -68 (k >= -100)
 #define SILU_PLAIN_LOW -68
-// silu(x) = x sigma(x) for SILU_PLAIN_LOW <= x <= SILU_OPEN (u normal): sigmoid_near's quotient with u = uh + ul
-// carried (one_plus_near), so that the only errors are p's (0.42 2^-24) and the last rounding: x u an exact two-product in the numerator where x < 0, x
-// itself above; measured 1.04 ULP at most on every 7th float32 bit pattern (the exact form's 0.89, torch's
-// F.silu 2.33 over |x| < 69), in 38 instructions per vector (GCC 12, AVX2) and 25-35% less time than the exact
-// form (silu_parts: e^-|x| as h + l, the quotient as a double-float, then scaled); uh rounded with no ul was
-// 1.68 ULP for another 10-15% less: not taken
-// (LOW: x sigma(z) for z = zh + zl of x's sign, nzl the low part of -|z|: quick_gelu, gelu_tanh)
+// x sigma(z) for z = zh (+ zl where LOW, nzl the low part of -|z|: quick_gelu, gelu_tanh) of x's sign and |z| <
+// 69 (u normal): sigmoid_near's quotient with u = uh + ul carried (one_plus_near), so that the only errors are
+// p's (0.42 2^-24) and the last rounding: x u an exact two-product in the numerator where x < 0, x itself above;
+// as silu's forward (z = x, before silu_near below) it measured 1.04 ULP at most on every 7th float32 bit pattern
+// (the exact form's 0.89, torch's F.silu 2.33 over |x| < 69), in 38 instructions per vector (GCC 12, AVX2) and
+// 25-35% less time than the exact form (silu_parts: e^-|x| as h + l, the quotient as a double-float, then scaled)
 template <bool LOW = false> ALWAYS static inline VF silu_near_of(VF x, VF zh, VF nzl) {
   VF uh, ul, dh, dl;
   one_plus_near<LOW>(zh, uh, ul, dh, dl, nzl);
@@ -1820,10 +1838,31 @@ template <bool LOW = false> ALWAYS static inline VF silu_near_of(VF x, VF zh, VF
   // sign is already x's)
   return fma_(at::vec::fnmadd(y, dl, at::vec::fnmadd(y, dh, nh) + nl), inv, y) | (x & C(-0.0f));
 }
-ALWAYS static inline VF silu_near(VF x) { return silu_near_of(x, x, C(0.0f)); }
-// (a lane's result depends on its x alone: the lanes in silu_near's range take its bits in every vector)
+// silu's own forward for |x| < 69 (the result normal): sigmoid_near's form with x in the numerator, u = e^-|x|
+// rounded to float32 (uh), D = 1 + uh = dh + dl exactly, the numerator x (x >= 0) or x uh as an exact two-product
+// (nh + nl), one quotient corrected by its exact remainder and rounded once. uh's relative error (at most
+// 1.42 2^-24) reaches the result times u / (1 + u) <= 1/2 (x >= 0) or 1 / (1 + u) <= 1 (x < 0): below 1.92 ULP
+// with the last rounding, sigmoid_near's bound (the goal is 2); measured 1.69 on every 7th float32 bit pattern.
+// 15-22% less time than silu_near_of's carried uh + ul (1.05 ULP), which keeps quick_gelu's and gelu_tanh's
+// (notes/2026-12-06h/silu_variants.py: 0.42 / 0.46 ns per element at 32K / 4M on one Zen 4 thread, F.silu 0.47
+// / 0.44, the carried form 0.49 / 0.53)
+ALWAYS static inline VF silu_near(VF x) {
+  VF p, t;
+  exp_near(x, p, t);
+  const VF uh = fma_(p, t, t);
+  const VF dh = C(1.0f) + uh;
+  const VF dl = (C(1.0f) - dh) + uh;  // (Fast2Sum: 1 >= uh)
+  const VF n = blend(C(1.0f), uh, x);
+  const VF nh = x * n;
+  const VF nl = at::vec::fmsub(x, n, nh);
+  const VF inv = C(1.0f) / dh;
+  const VF y = nh * inv;
+  // (x & -0: a zero x keeps its sign, which the sum of the signed zeros above does not)
+  return fma_(at::vec::fnmadd(y, dl, at::vec::fnmadd(y, dh, nh) + nl), inv, y) | (x & C(-0.0f));
+}
+// (a lane's result depends on its x alone: the lanes with |x| < 69 take silu_near's bits in every vector)
 ALWAYS static inline VF silu_f(VF x) {
-  const VF near = (x >= C((float)SILU_PLAIN_LOW)) & (x <= C(SILU_OPEN));
+  const VF near = x.abs() < C(69.0f);
   if (every(near)) return silu_near(x);
   const VF far = gated_f<silu_parts<false>, false>(x, C(1.0f), SILU_OPEN, SILU_CLOSED);
   return blend(far, silu_near(x & near), near);
@@ -2042,10 +2081,12 @@ template <SiluKind KIND = SILU> ALWAYS static inline VF silu_grad_near_of(VF go,
 }
 ALWAYS static inline VF silu_grad_near(VF go, VF x) { return silu_grad_near_of(go, x, x, C(0.0f), x, C(0.0f)); }
 // (a lane's result depends on its x and go alone: the lanes in silu_grad_near's range take its bits in every vector)
-// go silu'(x) for -8 < x < 8 and |go| in [2^-32, 2^32] or 0 from SILU_GRAD_T, rounded once: 0.62 ULP at most on 4M
-// dense points over [-8, 8] (0.6 ns per element in cache against silu_grad_near's 1.1, one AVX-512 core)
+// go silu'(x) for -8 < x < 8 and |go| in [2^-32, 2^32] or 0 from SILU_GRAD_T evaluated in float32 (the table's
+// PLAIN form: below 3.5 ULP, measured 2.12; the carried form was 0.62 on 4M dense points over [-8, 8]), rounded
+// once: 0.56 ns per element in cache against the carried form's 0.87 and aten.silu_backward's 0.58 (one Zen 4
+// thread, notes/2026-12-06h/silu_grad_variants.py; silu_grad_near's 1.1 on an AVX-512 Xeon)
 ALWAYS static inline VF silu_grad_table(VF go, VF x) {
-  return grad_table<2>(go, x, SILU_GRAD_T, SILU_X0_HI, SILU_X0_LO);
+  return grad_table<2, true>(go, x, SILU_GRAD_T, SILU_X0_HI, SILU_X0_LO);
 }
 ALWAYS static inline VF silu_grad_f(VF go, VF x) {
   const VF table = (x.abs() < C(8.0f)) & unscaled_lanes(go);
