@@ -2,4 +2,4 @@
 # silu at torch's speed: notes/2026-12-06e/ab_run.sh's A/B against this stop's base e17ea21 into this folder (its
 # summary.txt by notes/2026-12-06d/ab/summary.py).
 #   git worktree add -f /tmp/wt_prev e17ea21 && bash notes/2026-12-06h/ab_silu/ab.sh
-BASE=/tmp/wt_prev exec bash /work/main/notes/2026-12-06e/ab_run.sh notes/2026-12-06h/ab_silu silu swish:beta=1.0
+BASE=/tmp/wt_prev exec bash /work/main/notes/2026-12-06e/ab_run.sh notes/2026-12-06h/ab_silu silu swish:beta=1.0 gelu serf
