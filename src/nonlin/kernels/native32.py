@@ -16,8 +16,7 @@ Only +, -, *, /, fma, round-to-nearest-even, min/max, bit operations, table look
 interval tables: the floor of P x + 16 converted to int32, exact, then vpermt2ps, or AVX2's vpermps and blends: the
 same values), an int32 -> float32 bit cast (AVX-512's
 vscalefps for a power-of-two scale, which rounds once as the portable two-step form does) and float32 <-> float64
-conversions (hardswish, a rational function, computes in doubles: fewer operations than double-floats; so do siren,
-gcu and sqrtsoftplus, whose range reductions are exact in doubles, and serf, erf of a softplus, and log_ndtr, a
+conversions (siren, gcu and sqrtsoftplus compute in doubles, whose range reductions are exact there, and serf, erf of a softplus, and log_ndtr, a
 log of Phi's tails, beyond their tables), int64 bit operations on doubles, and, for siren's
 and gcu's arguments beyond 2^22 only, the C library's double sin and cos (the same scalar calls under either ISA):
 every other operation is correctly rounded IEEE arithmetic, so the bits are the same under AVX2 and AVX-512 (tests/kernels/
@@ -1201,29 +1200,34 @@ ALWAYS static inline VF max_or_second(VF a, VF b) { return VF(_mm256_max_ps(a, b
 ALWAYS static inline VF min_or_second(VF a, VF b) { return VF(_mm256_min_ps(a, b)); }
 #endif
 
-// hardswish, x relu6(x + 3) / 6, in doubles: xc (xt + 3) / 6, xc = max(x, -3), xt = min(xc, 3). Its three
-// products and the sum below 2^-28 round, 2^-51 of relative error in all, so the one rounding to float32 is correct
-// but within 2^-26 ULP of a midpoint (0.5 ULP), also into the subnormal range; x itself from 3 on (x 6 / 6 rounds
-// back to x), a zero of x's sign up to -3 (-inf included: the catalog's limit, x 0). In doubles: 17 vector
-// instructions per 8 elements against the float32 double-float form's 45 (1.9 -> 0.8 ns per element on a Zen 1
-// core, where torch.hardswish takes 1.0 and rounds three times: 1.86 ULP)
+// hardswish, x relu6(x + 3) / 6, in float32 with error-free steps: xc = x clamped to [-3, 3], s = xc + 3 and its
+// error e by Fast2Sum (3 >= |xc|), the product xc (s + e) = ph + pl (ph's error exact by an fma; xc e's rounding
+// below 2^-46 of it), then p / 6 by one product with 1/6, the exact remainder ph - 6 y0 (y0 within an ULP of the
+// quotient), and one corrected fma: within ~2^-20 ULP of the correctly rounded result, so correctly rounded but
+// within that of a midpoint (0.5 ULP), also into the subnormal range (every step's grid is the subnormals' there);
+// x itself above 3, and x's sign ORed in (a zero of x's sign up to -3, -inf included: the catalog's limit, x 0).
+// 17 vector instructions per 16 elements, where the doubles' form (widen, (xt + 3) xc / 6, narrow; the same bits)
+// took 17 per 8; torch.hardswish rounds three times (1.86 ULP). ns per element: notes/2026-12-06h.
 ALWAYS static inline VF hardswish_f(VF x) {
-  const VF xc = max_or_second(C(-3.0f), x);  // (NaN stays NaN; -inf -> -3, whose product is -0)
-  const VF xt = min_or_second(C(3.0f), xc);
-  VD cl, ch, tl, th;
-  widen(xc, cl, ch);
-  widen(xt, tl, th);
-  const VD sixth(1.0 / 6.0), three(3.0);
-  return narrow(cl * (tl + three) * sixth, ch * (th + three) * sixth);
+  const VF xc = min_or_second(C(3.0f), max_or_second(C(-3.0f), x));  // (NaN stays NaN; -inf -> -3, +inf -> 3)
+  const VF s = xc + C(3.0f);
+  const VF e = xc - (s - C(3.0f));
+  const VF ph = xc * s;
+  const VF pl = at::vec::fmsub(xc, s, ph) + xc * e;
+  const VF y0 = ph * C(1.0f / 6.0f);
+  const VF r = at::vec::fnmadd(y0, C(6.0f), ph) + pl;
+  return blend(fma_(r, C(1.0f / 6.0f), y0) | (x & C(-0.0f)), x, x > C(3.0f));
 }
-// go (2x + 3) / 6 for -3 <= x <= 3 in doubles (2x + 3 exact where |x| >= 2^-27; the same bound as the forward),
-// go above 3, go 0 below -3 (the catalog's one-sided values at the breakpoints: -1/2 at -3, 3/2 at 3)
+// go (2x + 3) / 6 for -3 <= x <= 3: s = 2x + 3 rounded once by an fma, s / 6 = qh + ql (qh = s (1/6), ql its exact
+// remainder times 1/6, to 2^-47 of s / 6), go (qh + ql) rounded once by an fma: s's rounding and the last, below
+// 1.5 ULP (the goal is 4; the doubles' form was 0.5), with no overflow where the result is finite (qh <= 3/2); an
+// infinite go takes go qh (go ql would add inf - inf or inf 0); go above 3, go 0 below -3 (the catalog's one-sided
+// values at the breakpoints: -1/2 at -3, 3/2 at 3)
 ALWAYS static inline VF hardswish_grad_f(VF go, VF x) {
-  VD gl, gh, xl, xh;
-  widen(go, gl, gh);
-  widen(x, xl, xh);
-  const VD sixth(1.0 / 6.0), three(3.0);
-  VF r = narrow(gl * (xl + xl + three) * sixth, gh * (xh + xh + three) * sixth);
+  const VF s = fma_(x, C(2.0f), C(3.0f));
+  const VF qh = s * C(1.0f / 6.0f);
+  const VF ql = at::vec::fnmadd(qh, C(6.0f), s) * C(1.0f / 6.0f);
+  VF r = blend(fma_(go, qh, go * ql), go * qh, go.abs() == C(INFINITY));
   r = blend(r, go, x > C(3.0f));
   return zero_derivative_at(r, go, x < C(-3.0f));  // (a NaN x made r NaN)
 }
