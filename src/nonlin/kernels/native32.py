@@ -509,12 +509,17 @@ ALWAYS static inline void one_plus_near(VF x, VF& uh, VF& ul, VF& dh, VF& dl, VF
 // 1 + u in the result, plus the last rounding: below 1.92 ULP (the goal is 2; measured 1.47 on every 7th float32
 // bit pattern). About 28 operations per vector (40 before; torch.sigmoid's ~25). x's sign bit picks the
 // numerator (-0's u / (1 + u) is 1/2 too).
-ALWAYS static inline VF sigmoid_near(VF x) {
+// u = e^-|x| rounded to float32 (uh = (1 + p) t, one fma) and D = 1 + uh = dh + dl exactly, for |x| < 69
+ALWAYS static inline void one_plus_rounded(VF x, VF& uh, VF& dh, VF& dl) {
   VF p, t;
   exp_near(x, p, t);
-  const VF uh = fma_(p, t, t);
-  const VF dh = C(1.0f) + uh;
-  const VF dl = (C(1.0f) - dh) + uh;  // (Fast2Sum: 1 >= uh)
+  uh = fma_(p, t, t);
+  dh = C(1.0f) + uh;
+  dl = (C(1.0f) - dh) + uh;  // (Fast2Sum: 1 >= uh)
+}
+ALWAYS static inline VF sigmoid_near(VF x) {
+  VF uh, dh, dl;
+  one_plus_rounded(x, uh, dh, dl);
   const VF n = blend(C(1.0f), uh, x);
   const VF inv = C(1.0f) / dh;
   const VF y = n * inv;
@@ -1876,11 +1881,8 @@ template <bool LOW = false> ALWAYS static inline VF silu_near_of(VF x, VF zh, VF
 // (notes/2026-12-06h/silu_variants.py: 0.42 / 0.46 ns per element at 32K / 4M on one Zen 4 thread, F.silu 0.47
 // / 0.44, the carried form 0.49 / 0.53)
 ALWAYS static inline VF silu_near(VF x) {
-  VF p, t;
-  exp_near(x, p, t);
-  const VF uh = fma_(p, t, t);
-  const VF dh = C(1.0f) + uh;
-  const VF dl = (C(1.0f) - dh) + uh;  // (Fast2Sum: 1 >= uh)
+  VF uh, dh, dl;
+  one_plus_rounded(x, uh, dh, dl);
   const VF n = blend(C(1.0f), uh, x);
   const VF nh = x * n;
   const VF nl = at::vec::fmsub(x, n, nh);
