@@ -342,17 +342,17 @@ def _borrow(record: Alias, s: Spec) -> Callable[..., torch.Tensor]:
     # The call with one tensor and no arguments, once `plain` says it takes the entry's defaults: the settled-route
     # lookup the base function tries first, made here (each layer of Python costs a small call about a microsecond:
     # relu's borrowed form added 4 µs to torch's 9 at 64x512 on a loaded 2-core host, 1 with this)
-    common: list[Spec] = []
+    common: list[tuple[Spec, bool]] = []  # (the entry, whether its packed halves are [value | gate])
     bound: dict[tuple, tuple[str, dict[str, Any], Spec]] = {}  # bind's answers (and the entry) by `_bound_key`
 
     def f(*args, **kwargs):
         if common and len(args) == 1 and not kwargs and isinstance(args[0], torch.Tensor):
             calling.check_ndim(record, args[0])
-            target = common[0]
+            target, value_first = common[0]
             if target.kind is Kind.POINTWISE:
                 y = _route.settled(target, args[0])
             else:
-                y = _route.settled_packed(target, args[0])
+                y = _route.settled_packed(target, args[0], value_first)
             if y is not None:
                 return y
         k = 1  # the input comes first (a non-tensor there gets the input check's error); a second tensor is a value
@@ -380,16 +380,23 @@ def _borrow(record: Alias, s: Spec) -> Callable[..., torch.Tensor]:
             # (filled outside torch.compile only: a list dynamo saw empty, then filled, would recompile)
             if not plain:
                 entry, kw = calling.bind(record, s, (), {})
-                # upstream defaults equal to the entry's own: the call with no parameters (the fast one)
+                # upstream defaults equal to the entry's own: the call with no parameters (the fast one), less
+                # a gated upstream's packing, a call option (glu's [value | gate]: torch, JAX, Keras)
                 target = spec(entry)
+                layout = {"layout": kw["layout"]} if "layout" in kw else {}
+                values = {k: v for k, v in kw.items() if k != "layout"}
                 if (
                     target.kind in (Kind.POINTWISE, Kind.GATED)
-                    and set(kw) <= {p.name for p in target.params}  # not a call option (glu's layout)
-                    and target.resolve_params(kw) == target.defaults()
+                    and set(values) <= {p.name for p in target.params}  # no other call option (dim)
+                    and target.resolve_params(values) == target.defaults()
                 ):
-                    kw = {}
-                    if target.kind is Kind.POINTWISE or not target.extra_inputs:  # (the base function's own test)
-                        common.append(target)
+                    kw = layout
+                    packing = layout.get("layout", "gate_value")
+                    # (the base function's own test: no extra inputs; a packing of the last dim's halves)
+                    if target.kind is Kind.POINTWISE or (
+                        not target.extra_inputs and packing in ("gate_value", "value_gate")
+                    ):
+                        common.append((target, packing == "value_gate"))
                 plain.append((entry, kw))
             entry, kw = plain[0]
         else:

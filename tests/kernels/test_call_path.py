@@ -406,6 +406,38 @@ def _calls(fn) -> set[tuple[str, str]]:
     return seen
 
 
+@pytest.mark.parametrize("name", ["glu", "jax.nn.glu"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_a_settled_value_first_glu_skips_the_route_walk(name, dtype):
+    """glu under torch's and JAX's names ([value | gate] halves, F.glu's layout) goes from the settled lookup to
+    the kernels once its route is settled, as nonlin's own [gate | value] call does: no split_packed, no route
+    walk; the values and gradient are the general path's (nonlin's glu on the halves given apart), and an odd width
+    still gets the general path's error."""
+    f = F.function(name)
+    gen = torch.Generator().manual_seed(0)
+    x = (torch.randn(24, 2 * 40, generator=gen) * 4).to(dtype)
+    go = torch.randn(24, 40, generator=gen).to(dtype)
+    big = torch.randn(2, 2 * (route.LARGE_NUMEL // 2 + 1), dtype=dtype)
+    f(big)
+    f(big.clone().requires_grad_()).sum().backward()
+    for _ in range(route.WARM_CALLS + 1):
+        f(x)
+        f(x.clone().requires_grad_()).backward(go)
+    calls = _calls(lambda: f(x))
+    assert ("route.py", "settled_packed") in calls and ("route.py", "run") not in calls
+    assert ("functional.py", "split_packed") not in calls
+    fast, fast_in = f(x), x.clone().requires_grad_()
+    y = f(fast_in)
+    y.backward(go)
+    g, v = x.clone().requires_grad_(), x.clone().requires_grad_()
+    ref = F._BASE["glu"](g[:, 40:], v[:, :40])  # (gate, value): the second half gates the first
+    ref.backward(go)
+    assert torch.equal(fast, ref.detach()) and torch.equal(y.detach(), ref.detach())
+    assert torch.equal(fast_in.grad[:, :40], v.grad[:, :40]) and torch.equal(fast_in.grad[:, 40:], g.grad[:, 40:])
+    with pytest.raises(ValueError, match="even"):
+        f(torch.randn(3, 5, dtype=dtype))
+
+
 def test_a_settled_call_skips_the_route_walk():
     """Once a default-parameter call's route is settled, the functional form goes from the lookup
     (`route.settled`, `route.settled_packed`) to the kernels: no argument handling, no route walk, no halves."""

@@ -1872,25 +1872,27 @@ template <bool LOW = false> ALWAYS static inline VF silu_near_of(VF x, VF zh, VF
   // sign is already x's)
   return fma_(at::vec::fnmadd(y, dl, at::vec::fnmadd(y, dh, nh) + nl), inv, y) | (x & C(-0.0f));
 }
-// silu's own forward for |x| < 69 (the result normal): sigmoid_near's form with x in the numerator, u = e^-|x|
-// rounded to float32 (uh), D = 1 + uh = dh + dl exactly, the numerator x (x >= 0) or x uh as an exact two-product
-// (nh + nl), one quotient corrected by its exact remainder and rounded once. uh's relative error (at most
-// 1.42 2^-24) reaches the result times u / (1 + u) <= 1/2 (x >= 0) or 1 / (1 + u) <= 1 (x < 0): below 1.92 ULP
-// with the last rounding, sigmoid_near's bound (the goal is 2); measured 1.69 on every 7th float32 bit pattern.
-// 15-22% less time than silu_near_of's carried uh + ul (1.05 ULP), which keeps quick_gelu's and gelu_tanh's
-// (notes/2026-12-06h/silu_variants.py: 0.42 / 0.46 ns per element at 32K / 4M on one Zen 4 thread, F.silu 0.47
-// / 0.44, the carried form 0.49 / 0.53)
-ALWAYS static inline VF silu_near(VF x) {
+// v sigma(g) for |g| < 69 where the result is normal (silu: v = g; glu: |g| <= SIGMA_NEAR, |v| in [2^-32, 2^32]
+// or 0): sigmoid_near's form with v in the numerator, u = e^-|g| rounded to float32 (uh), D = 1 + uh = dh + dl
+// exactly, the numerator v (g >= 0) or v uh as an exact two-product (nh + nl; for glu's smallest v times
+// sigma(-60) the low part may round on the subnormal grid, 2^-31 of the result), one quotient corrected by its
+// exact remainder and rounded once. uh's relative error (at most 1.42 2^-24) reaches the result times
+// u / (1 + u) <= 1/2 (g >= 0) or 1 / (1 + u) <= 1 (g < 0): below 1.92 ULP with the last rounding, sigmoid_near's
+// bound (the goal is 2); silu measured 1.69 on every 7th float32 bit pattern. 15-22% less time than silu_near_of's
+// carried uh + ul (1.05 ULP), which keeps quick_gelu's and gelu_tanh's (notes/2026-12-06h/silu_variants.py: 0.42
+// / 0.46 ns per element at 32K / 4M on one Zen 4 thread, F.silu 0.47 / 0.44, the carried form 0.49 / 0.53)
+ALWAYS static inline VF times_sigma_near(VF g, VF v) {
   VF uh, dh, dl;
-  one_plus_rounded(x, uh, dh, dl);
-  const VF n = blend(C(1.0f), uh, x);
-  const VF nh = x * n;
-  const VF nl = at::vec::fmsub(x, n, nh);
+  one_plus_rounded(g, uh, dh, dl);
+  const VF n = blend(C(1.0f), uh, g);
+  const VF nh = v * n;
+  const VF nl = at::vec::fmsub(v, n, nh);
   const VF inv = C(1.0f) / dh;
   const VF y = nh * inv;
-  // (x & -0: a zero x keeps its sign, which the sum of the signed zeros above does not)
-  return fma_(at::vec::fnmadd(y, dl, at::vec::fnmadd(y, dh, nh) + nl), inv, y) | (x & C(-0.0f));
+  // (v & -0: a zero v keeps its sign, which the sum of the signed zeros above does not)
+  return fma_(at::vec::fnmadd(y, dl, at::vec::fnmadd(y, dh, nh) + nl), inv, y) | (v & C(-0.0f));
 }
+ALWAYS static inline VF silu_near(VF x) { return times_sigma_near(x, x); }
 // (a lane's result depends on its x alone: the lanes with |x| < 69 take silu_near's bits in every vector)
 ALWAYS static inline VF silu_f(VF x) {
   if (every_abs_below(x, 69.0f)) return silu_near(x);
@@ -2415,17 +2417,13 @@ template <bool PLAIN> ALWAYS static inline VF glu_of(VF g, VF v) {
 ALWAYS static inline VF glu_far(VF g, VF v) {
   return every((g.abs() < C(69.0f)) & (v.abs() <= C(FLT_MAX))) ? glu_of<true>(g, v) : glu_of<false>(g, v);
 }
-ALWAYS static inline VF glu_near(VF g, VF v) {
-  VF uh, ul, dh, dl, fh, fl;
-  one_plus_near(g, uh, ul, dh, dl);
-  sigma_near_parts(g, uh, ul, dh, dl, fh, fl);
-  return fma_(v, fh, v * fl) | (v & C(-0.0f));  // (v's sign: a zero v keeps it)
-}
+ALWAYS static inline VF glu_near(VF g, VF v) { return times_sigma_near(g, v); }
 ALWAYS static inline VF glu_near_lanes(VF g, VF a, VF b) {
   return (g.abs() <= C(SIGMA_NEAR)) & unscaled_lanes(a) & unscaled_lanes(b);
 }
 // (a lane's result depends on its g and v alone)
 ALWAYS static inline VF glu_f(VF g, VF v) {
+  if (every_table_lane(v, g, SIGMA_NEAR)) return glu_near(g, v);  // (in mask registers; |g| = 60 below)
   const VF near = glu_near_lanes(g, v, v);
   if (every(near)) return glu_near(g, v);
   return blend(glu_far(g, v), glu_near(g & near, v & near), near);
