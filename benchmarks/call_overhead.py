@@ -82,7 +82,7 @@ def stages(name: str, dtype: torch.dtype, shape: tuple[int, ...], train: bool) -
         "torch": lambda: finish(ref(*main)),
         "kernel": lambda: kernel(flat),
         "autograd.Function": lambda: finish(
-            dispatch.nonlin_fused.apply(job, True, x) if packed else dispatch.nonlin_fused.apply(job, False, x)
+            dispatch.nonlin_fused.apply(job, dispatch.GATE_VALUE if packed else dispatch.UNPACKED, x)
         ),
         "dispatch": lambda: finish(dispatch.call(s, s.forward, main, (), params)),
         "route": lambda: finish(_pinned_run(s, main, params)),

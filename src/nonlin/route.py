@@ -562,17 +562,19 @@ def settled_packed(s: Spec, packed: torch.Tensor, value_first: bool = False) -> 
     """`settled` for a gated call on one contiguous packed [..., 2d] tensor ([gate | value], the last dim) at
     the entry's defaults, on compiled kernels: the halves are never made (the kernels read the packed rows),
     or None (the caller then splits and takes `run`). `value_first`: [value | gate] (torch's, JAX's and Keras's
-    glu), whose halves go to the kernels as strided rows, as `run`'s settled call gives them."""
+    glu); where the job's kernels read only [gate | value], its halves go to them as strided rows, as `run`'s
+    settled call gives them."""
     n = packed.numel()
     if packed.dim() == 0 or n == 0 or packed.shape[-1] % 2 or not packed.is_contiguous():
         return None
     done = _settled_job(_settled_key(s, packed, packed.requires_grad, n // 2))  # (the key of the gate half)
     if done is None or done is _TORCH_OP:
         return None
-    if value_first:
+    y = dispatch.run_packed(done, packed, value_first)
+    if y is None and value_first:
         v, g = packed.split(packed.shape[-1] // 2, -1)  # [..., d] each
         return dispatch.run_job(done, (g, v))
-    return dispatch.run_packed(done, packed)
+    return y
 
 
 def plain_numbers(params: Mapping[str, Any]) -> bool:

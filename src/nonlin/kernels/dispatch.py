@@ -272,6 +272,12 @@ def _fused_apply(*args):
     return _APPLY(*args)
 
 
+# How a gated call's inputs reach `nonlin_fused`: g and v as given, or the one packed [..., 2d] tensor they are the
+# last dim's halves of, [gate | value] or [value | gate] (torch's, JAX's and Keras's glu), which the kernels read
+# in place and whose gradient they write as one tensor
+UNPACKED, GATE_VALUE, VALUE_GATE = 0, 1, 2
+
+
 def run_job(job: Job, main) -> torch.Tensor:
     """A direct CPU call: the forward kernel alone where autograd records nothing, else through `nonlin_fused`."""
     x = main[0]
@@ -279,32 +285,35 @@ def run_job(job: Job, main) -> torch.Tensor:
         return x
     if not job.gated:
         if torch.is_grad_enabled() and x.requires_grad:
-            return _fused_apply(job, False, x)
+            return _fused_apply(job, UNPACKED, x)
         if job.table is not None:
             return _half_forward(job, x)
         return _pointwise_forward(job, x)
     g, v = main
     if g.numel() == 0:  # no element to compute: an empty result that autograd connects to both inputs
         return g * v
-    grad = torch.is_grad_enabled() and (g.requires_grad or v.requires_grad)
     base = _packed_base(g, v)
     if base is not None and base.is_contiguous():
-        if grad:
-            return _fused_apply(job, True, base)
-        return _gated_forward(job, True, base).view_as(g)
-    if grad:
-        return _fused_apply(job, False, g, v)
-    return _gated_forward(job, False, g, v).view_as(g)
+        y = run_packed(job, base)
+        if y is not None:
+            return y
+    if torch.is_grad_enabled() and (g.requires_grad or v.requires_grad):
+        return _fused_apply(job, UNPACKED, g, v)
+    return _gated_forward(job, UNPACKED, g, v).view_as(g)
 
 
-def run_packed(job: Job, base: torch.Tensor) -> torch.Tensor | None:
-    """`run_job` of the two halves of a contiguous packed [..., 2d] tensor ([gate | value]), given the tensor
-    itself; None where the job is not a gated one that computes."""
+def run_packed(job: Job, base: torch.Tensor, value_first: bool = False) -> torch.Tensor | None:
+    """`run_job` of the two halves of a contiguous packed [..., 2d] tensor ([gate | value]; value_first: [value |
+    gate]), given the tensor itself: [..., d]; None where the job is not a gated one that computes, or its packed
+    forms read only [gate | value] (the generated kernels)."""
     if not job.gated or job.passthrough:
         return None
+    if value_first and job.native is None and job.table is None:
+        return None
+    layout = VALUE_GATE if value_first else GATE_VALUE
     if torch.is_grad_enabled() and base.requires_grad:
-        return _fused_apply(job, True, base)
-    return _gated_forward(job, True, base).view(*base.shape[:-1], base.shape[-1] // 2)
+        return _fused_apply(job, layout, base)
+    return _gated_forward(job, layout, base)
 
 
 # Half-type forwards computed by the entry's generated kernel (float32 arithmetic, one rounding to the half type)
@@ -358,19 +367,22 @@ def _pointwise_forward(job: Job, x: torch.Tensor) -> torch.Tensor:
     return _kernel(job, "fwd", _flat(x))[0].view_as(x)
 
 
-def _gated_forward(job: Job, packed: bool, *inputs: torch.Tensor) -> torch.Tensor:
-    """gate(g) * v of a packed [..., 2d] tensor ([rows, d] out) or of g and v (flat out)."""
-    if packed:
+def _gated_forward(job: Job, layout: int, *inputs: torch.Tensor) -> torch.Tensor:
+    """gate(g) * v of a packed [..., 2d] tensor ([..., d] out) or of g and v (flat out)."""
+    if layout != UNPACKED:
         (base,) = inputs
+        value_first = layout == VALUE_GATE
+        if job.native is not None:
+            y = native32.packed_forward(job.native, base, value_first)
+            if y is not None:
+                return y
         d2 = base.shape[-1]
         rows = base.view(-1, d2)  # [rows, 2d]
         if job.table is not None:
-            return job.table.forward(*gather.packed_halves(rows, value_first=False))
-        if job.native is not None:
-            y = native32.packed_forward(job.native, rows)
-            if y is not None:
-                return y
-        return _kernel(job, "fwd_packed", rows)[0]
+            y = job.table.forward(*gather.packed_halves(rows, value_first))
+        else:  # (run_packed: [gate | value])
+            y = _kernel(job, "fwd_packed", rows)[0]
+        return y.view(*base.shape[:-1], d2 // 2)
     if job.table is not None:  # (the halves of a packed tensor that is not [gate | value]: as strided rows)
         return job.table.forward(table.rows(inputs[0]), table.rows(inputs[1]))
     if job.native is not None:
@@ -380,27 +392,28 @@ def _gated_forward(job: Job, packed: bool, *inputs: torch.Tensor) -> torch.Tenso
     return _kernel(job, "fwd", *(_flat(t) for t in inputs))[0]
 
 
-def _gated_backward(job: Job, packed: bool, go: torch.Tensor, saved) -> tuple[torch.Tensor, ...]:
+def _gated_backward(job: Job, layout: int, go: torch.Tensor, saved) -> tuple[torch.Tensor, ...]:
     """(d/d base,) of a packed call, else (d/dg, d/dv)."""
-    if packed:
+    if layout != UNPACKED:
         (base,) = saved
+        value_first = layout == VALUE_GATE
+        if job.native is not None:
+            dx = native32.packed_backward(job.native, go, base, value_first)
+            if dx is not None:
+                return (dx,)
         d2 = base.shape[-1]
         go2 = go.reshape(-1, d2 // 2) if go.is_contiguous() else go.contiguous().view(-1, d2 // 2)
         if job.table is not None:
-            return (job.table.packed_backward(go2, base.view(-1, d2)).view_as(base),)
-        if job.native is not None:
-            dx = native32.packed_backward(job.native, go2, base.view(-1, d2))
-            if dx is not None:
-                return (dx.view_as(base),)
+            return (job.table.packed_backward(go2, base.view(-1, d2), value_first).view_as(base),)
         return (_kernel(job, "bwd_packed", go2, base.view(-1, d2))[0].view_as(base),)
     if job.table is not None:
         g, v = (table.rows(t) for t in saved)
-        dg, dv = torch.empty(g.shape, dtype=g.dtype), torch.empty(v.shape, dtype=v.dtype)
+        dg, dv = gather.empty(g.shape, g.dtype), gather.empty(v.shape, v.dtype)
         job.table.backward(table.rows(go.to(g.dtype)), g, v, dg, dv)
         return dg.view(saved[0].shape), dv.view(saved[1].shape)
     if job.native is not None:
         g, v = (table.rows(t) for t in saved)
-        dg, dv = torch.empty(g.shape, dtype=g.dtype), torch.empty(v.shape, dtype=v.dtype)
+        dg, dv = gather.empty(g.shape, g.dtype), gather.empty(v.shape, v.dtype)
         if native32.gated_backward(job.native, table.rows(go), g, v, dg, dv):
             return dg.view(saved[0].shape), dv.view(saved[1].shape)
     grads = _kernel(job, "bwd", _flat(go), *(_flat(t) for t in saved))
@@ -411,14 +424,14 @@ _run = run_job
 
 
 class nonlin_fused(torch.autograd.Function):  # lower case: grad_fn names say nonlin (nonlin_fusedBackward)
-    """The direct CPU kernels under autograd. Inputs: x; or g and v; or (packed) the one [..., 2d] tensor g
-    and v are views of, so that its gradient is one tensor written by the kernel. The forward saves the
-    inputs, the backward recomputes from them; double backward (create_graph=True) runs the eager formulas,
-    as the custom op does."""
+    """The direct CPU kernels under autograd. Inputs: x; or g and v; or (`layout` GATE_VALUE, VALUE_GATE) the one
+    [..., 2d] tensor g and v are views of, so that its gradient is one tensor written by the kernel. The forward
+    saves the inputs, the backward recomputes from them; double backward (create_graph=True) runs the eager
+    formulas, as the custom op does."""
 
     @staticmethod
-    def forward(ctx, job: Job, packed: bool, *inputs):
-        ctx.job, ctx.packed = job, packed
+    def forward(ctx, job: Job, layout: int, *inputs):
+        ctx.job, ctx.layout = job, layout
         if job.table is not None and not job.gated:
             y = _half_forward(job, inputs[0])
             ctx.save_for_backward(y if job.out_plan is not None else inputs[0])
@@ -433,8 +446,8 @@ class nonlin_fused(torch.autograd.Function):  # lower case: grad_fn names say no
             return y
         ctx.save_for_backward(*inputs)
         if job.gated:
-            y = _gated_forward(job, packed, *inputs)
-            return y.view(*inputs[0].shape[:-1], inputs[0].shape[-1] // 2) if packed else y.view_as(inputs[0])
+            y = _gated_forward(job, layout, *inputs)
+            return y if layout != UNPACKED else y.view_as(inputs[0])
         return _pointwise_forward(job, inputs[0])
 
     @staticmethod
@@ -444,14 +457,15 @@ class nonlin_fused(torch.autograd.Function):  # lower case: grad_fn names say no
         if job.out_plan is not None:
             return None, None, _from_output(job, go, saved[0])
         if torch.is_grad_enabled():  # create_graph=True: the eager formulas, differentiable
-            mains = list(_ops._mains([saved[0]])[0]) if ctx.packed else list(saved)
+            value_first = ctx.layout == VALUE_GATE
+            mains = list(gather.packed_halves(saved[0], value_first)) if ctx.layout != UNPACKED else list(saved)
             grads = _ops._eager_grads(job.plan.spec.name, "plain", job.fnames, job.fvals, "", mains, [], [], go)
-            if ctx.packed:
+            if ctx.layout != UNPACKED:
                 grads = [g if g is not None else torch.zeros_like(m) for g, m in zip(grads, mains, strict=True)]
-                return None, None, torch.cat(grads, dim=-1)
+                return None, None, torch.cat(grads[::-1] if value_first else grads, dim=-1)
             return (None, None, *grads)
         if job.gated:
-            return (None, None, *_gated_backward(job, ctx.packed, go, saved))
+            return (None, None, *_gated_backward(job, ctx.layout, go, saved))
         if job.table is not None and job.table.backward_by_table:
             return None, None, job.table.backward(go, saved[0])
         if job.native is not None:

@@ -200,6 +200,13 @@ def _compile(which: str, dtype: torch.dtype, has_v: bool, wide: bool) -> Callabl
     return mask_moves.load_pybinding([*args, *["int64_t"] * 7], prelude + flags + _GRAD)
 
 
+def empty(shape: tuple[int, ...] | torch.Size, dtype: torch.dtype) -> torch.Tensor:
+    """torch.empty(shape, dtype=dtype) on the CPU for the kernels' outputs, at half its cost: torch.empty parses a
+    torch.Size or tuple argument ~1 us slower than the sizes given one by one (2.2 against 1.1 us on one Zen 4
+    core, a 32K kernel's 16)."""
+    return torch.empty(*shape, dtype=dtype) if shape else torch.empty((), dtype=dtype)
+
+
 def row_layout(t: torch.Tensor) -> tuple[int, int, int]:
     """(rows, width, row stride) of a 1-D tensor, a 2-D one with unit inner stride, or a contiguous one of any
     other rank (one row: the caller passes tensors of one shape)."""

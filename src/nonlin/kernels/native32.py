@@ -73,7 +73,7 @@ import torch
 
 from nonlin.catalog.smooth import SELU_ALPHA, SELU_SCALE
 from nonlin.kernels import mask_moves
-from nonlin.kernels.gather import packed_halves, row_layout
+from nonlin.kernels.gather import empty, packed_halves, row_layout
 from nonlin.spec import Kind
 
 # Below this many elements one thread does it all (an OpenMP fork costs a few microseconds).
@@ -579,8 +579,8 @@ ALWAYS static inline VF sigma_grad_near(VF go, VF a, float c) {
 // x and go alone (the lanes in sigma_grad_near's range take its bits in every vector)
 ALWAYS static inline VF sigma_grad(VF go, VF x, float c, float m) {
   const VF a = x.abs() * C(m);
+  if (every_table_lane(go, x, 69.0f / m)) return sigma_grad_near(go, a, c);  // (|x| m < 69: m is 1 or 2, exact)
   const VF near = (a < C(69.0f)) & unscaled_lanes(go);
-  if (every(near)) return sigma_grad_near(go, a, c);
   const VF far = nan_to(zero_derivative_at(grad_core(go, a, c), go, x.abs() == C(INFINITY)), x);
   return blend(far, sigma_grad_near(go & near, a & near, c), near);
 }
@@ -2600,7 +2600,10 @@ ALWAYS static inline void clamped_swiglu_grad_f(VF go, VF g, VF v, VF& dg, VF& d
 """
 
 # Kernels over [rows, width] blocks with a row stride per array (1-D: one row), unit inner stride: x -> y,
-# (go, x) -> go f'(x), (g, v) -> gate(g) v and (go, g, v) -> (d/dg, d/dv)
+# (go, x) -> go f'(x), (g, v) -> gate(g) v and (go, g, v) -> (d/dg, d/dv). The gated ones also take element
+# offsets, g_at for g (and dg), v_at for v (and dv): a packed [rows, 2d] tensor passed as both g and v with
+# offsets 0 and d ([gate | value]) or d and 0 ([value | gate]) needs no view of its halves (each view a Python
+# call costs about a microsecond, a 32K call's kernel 16)
 _UNARY = r"""
 extern "C" void kernel(const float* x, float* out, int64_t rows, int64_t width, int64_t s_x, int64_t s_out,
                        int64_t threads) {
@@ -2635,16 +2638,34 @@ extern "C" void kernel(const float* a, const float* b, float* out, int64_t rows,
 }
 """
 
+_GATED = r"""
+extern "C" void kernel(const float* g, const float* v, float* out, int64_t rows, int64_t width, int64_t s_g,
+                       int64_t s_v, int64_t s_out, int64_t g_at, int64_t v_at, int64_t threads) {
+  for_blocks(rows, width, threads, [&](int64_t r, int64_t begin, int64_t end) {
+    const float* gr = g + g_at + r * s_g;
+    const float* vr = v + v_at + r * s_v;
+    float* o = out + r * s_out;
+    int64_t i = begin;
+    for (; i + V <= end; i += V) {
+      ahead(gr + i, o + i);
+      ahead(vr + i);
+      FN(VF::loadu(gr + i), VF::loadu(vr + i)).store(o + i);
+    }
+    if (i < end) FN(VF::loadu(gr + i, end - i), VF::loadu(vr + i, end - i)).store(o + i, end - i);
+  });
+}
+"""
+
 _GATED_GRAD = r"""
 extern "C" void kernel(const float* go, const float* g, const float* v, float* dg, float* dv, int64_t rows,
                        int64_t width, int64_t s_go, int64_t s_g, int64_t s_v, int64_t s_dg, int64_t s_dv,
-                       int64_t threads) {
+                       int64_t g_at, int64_t v_at, int64_t threads) {
   for_blocks(rows, width, threads, [&](int64_t r, int64_t begin, int64_t end) {
     const float* o = go + r * s_go;
-    const float* gr = g + r * s_g;
-    const float* vr = v + r * s_v;
-    float* a = dg + r * s_dg;
-    float* b = dv + r * s_dv;
+    const float* gr = g + g_at + r * s_g;
+    const float* vr = v + v_at + r * s_v;
+    float* a = dg + g_at + r * s_dg;
+    float* b = dv + v_at + r * s_dv;
     VF da, db;
     int64_t i = begin;
     for (; i + V <= end; i += V) {
@@ -3240,11 +3261,14 @@ def _compile(primitive: str, which: str) -> Callable:
         prelude += PARAMETRIZED[base].functions(value)
     if which == "fwd" and not gated:
         body, n_in, n_out = _UNARY.replace("FN", fwd), 1, 1
-    elif which == "fwd" or not gated:
-        body, n_in, n_out = _BINARY.replace("FN", fwd if gated else bwd), 2, 1
+    elif not gated:
+        body, n_in, n_out = _BINARY.replace("FN", bwd), 2, 1
+    elif which == "fwd":
+        body, n_in, n_out = _GATED.replace("FN", fwd), 2, 1
     else:
         body, n_in, n_out = _GATED_GRAD.replace("FN", bwd), 3, 2
-    args = ["const float*"] * n_in + ["float*"] * n_out + ["int64_t"] * (3 + n_in + n_out)
+    offsets = 2 if gated else 0  # (g_at, v_at)
+    args = ["const float*"] * n_in + ["float*"] * n_out + ["int64_t"] * (3 + n_in + n_out + offsets)
     return mask_moves.load_pybinding(args, prelude + body)
 
 
@@ -3262,7 +3286,8 @@ def _run(primitive: str, which: str, inputs: tuple[torch.Tensor, ...], outputs: 
         return False
     n, width, _ = row_layout(inputs[0])
     strides = [row_layout(t)[2] for t in (*inputs, *outputs)]
-    k(*inputs, *outputs, n, width, *strides, _threads(n * width))
+    offsets = (0, 0) if primitive in GATED else ()  # (g_at, v_at: the gated kernels' inputs as they are given)
+    k(*inputs, *outputs, n, width, *strides, *offsets, _threads(n * width))
     return True
 
 
@@ -3281,7 +3306,7 @@ def forward(primitive: str, x: torch.Tensor) -> torch.Tensor | None:
         n = x.numel()
         k(x, out, 1, n, n, n, _threads(n))
         return out
-    out = torch.empty(x.shape, dtype=x.dtype)
+    out = empty(x.shape, x.dtype)
     return out if _run(primitive, "fwd", (x,), (out,)) else None
 
 
@@ -3296,14 +3321,14 @@ def backward(primitive: str, go: torch.Tensor, x: torch.Tensor) -> torch.Tensor 
         n = x.numel()
         k(go, x, out, 1, n, n, n, n, _threads(n))
         return out
-    out = torch.empty(x.shape, dtype=x.dtype)
+    out = empty(x.shape, x.dtype)
     return out if _run(primitive, "bwd", (go, x), (out,)) else None
 
 
 def gated_forward(primitive: str, g: torch.Tensor, v: torch.Tensor) -> torch.Tensor | None:
     """gate(g) v for float32 g and v of one shape (1-D or rows: the halves of a packed tensor need no copy), or
     None where the kernel is not available."""
-    out = torch.empty(g.shape, dtype=g.dtype)
+    out = empty(g.shape, g.dtype)
     return out if _run(primitive, "fwd", (g, v), (out,)) else None
 
 
@@ -3319,9 +3344,18 @@ def packed_forward(primitive: str, x: torch.Tensor, value_first: bool = False) -
     """gate(g) v of g and v the last dim's halves of a packed [..., 2d] x ([gate | value]; value_first:
     [value | gate]), read in place where x's rows collapse, [..., d] out; or None where the kernel is not
     available."""
-    g, v = packed_halves(_rows_of(x, x.shape[-1]), value_first)
-    y = gated_forward(primitive, g, v)
-    return None if y is None else y.view(*x.shape[:-1], x.shape[-1] // 2)
+    k = _BUILT.get((primitive, "fwd")) or kernel(primitive, "fwd")
+    if k is None:
+        return None
+    d2 = x.shape[-1]
+    d = d2 // 2
+    rows = x if x.is_contiguous() else _rows_of(x, d2)  # (x itself: its rows are d2 apart)
+    n = x.numel() // d2 if d2 else 0
+    out = empty((*x.shape[:-1], d), x.dtype)  # [..., d]
+    s = d2 if rows is x else rows.stride(0)
+    g_at, v_at = (d, 0) if value_first else (0, d)
+    k(rows, rows, out, n, d, s, s, d, g_at, v_at, _threads(n * d))
+    return out
 
 
 def packed_backward(
@@ -3329,11 +3363,19 @@ def packed_backward(
 ) -> torch.Tensor | None:
     """The gradient of `packed_forward` for upstream gradient go ([..., d]): one [..., 2d] tensor, each half
     written by the kernel; or None where the kernel is not available."""
-    rows = _rows_of(x, x.shape[-1])  # [rows, 2d]
-    dx = torch.empty(rows.shape, dtype=x.dtype)
-    g, v = packed_halves(rows, value_first)
-    o = _rows_of(go, g.shape[-1])  # [rows, d]
-    return dx.view(x.shape) if gated_backward(primitive, o, g, v, *packed_halves(dx, value_first)) else None
+    k = _BUILT.get((primitive, "bwd")) or kernel(primitive, "bwd")
+    if k is None:
+        return None
+    d2 = x.shape[-1]
+    d = d2 // 2
+    rows = x if x.is_contiguous() else _rows_of(x, d2)
+    n = x.numel() // d2 if d2 else 0
+    o = go if go.is_contiguous() else go.contiguous()  # [..., d], rows d apart
+    dx = empty(x.shape, x.dtype)  # [..., 2d], contiguous
+    s = d2 if rows is x else rows.stride(0)
+    g_at, v_at = (d, 0) if value_first else (0, d)
+    k(o, rows, rows, dx, dx, n, d, d, s, s, d2, d2, g_at, v_at, _threads(n * d))
+    return dx
 
 
 def _rows_of(t: torch.Tensor, width: int) -> torch.Tensor:
@@ -3626,7 +3668,7 @@ def traced_gated_backward(
     go: torch.Tensor, g: torch.Tensor, v: torch.Tensor, primitive: str
 ) -> tuple[torch.Tensor, torch.Tensor]:
     o, gf, vf = _as_rows(go), _as_rows(g), _as_rows(v)
-    dg, dv = torch.empty(gf.shape, dtype=g.dtype), torch.empty(vf.shape, dtype=v.dtype)
+    dg, dv = empty(gf.shape, g.dtype), empty(vf.shape, v.dtype)
     if not gated_backward(primitive, o, gf, vf, dg, dv):
         dg, dv = _formula_grads(primitive, o, gf, vf)
     return dg.view(g.shape), dv.view(v.shape)
@@ -3656,7 +3698,7 @@ def _(x, primitive, value_first):
 @torch.library.custom_op("nonlin::native32_gated_packed_grad", mutates_args=())
 def traced_packed_backward(go: torch.Tensor, x: torch.Tensor, primitive: str, value_first: bool) -> torch.Tensor:
     if x.numel() == 0:
-        return torch.empty(x.shape, dtype=x.dtype)
+        return empty(x.shape, x.dtype)
     dx = packed_backward(primitive, go, x, value_first)
     if dx is None:
         dg, dv = _formula_grads(primitive, go, *packed_halves(x, value_first))

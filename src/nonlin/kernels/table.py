@@ -119,7 +119,7 @@ def backward_by_table(p) -> bool:
 def traced_lookup(x: torch.Tensor, values: torch.Tensor, values32: torch.Tensor) -> torch.Tensor:
     """values[bits(x)] (values of x's half type, values32 the same widened to float32)."""
     bits = _flat(x).view(torch.int16)
-    out = torch.empty(bits.shape, dtype=x.dtype)
+    out = gather.empty(bits.shape, x.dtype)
     if not gather.lookup(bits, values32, out):
         out = _lookup(bits, values)
     return out.view(x.shape)
@@ -137,7 +137,7 @@ def traced_product(
     """go (* v) * slopes[bits(x)], as `_product` rounds it (x and v may be the halves of a packed tensor)."""
     bits, g = rows(x).view(torch.int16), rows(go.to(x.dtype))
     w = None if v is None else rows(v)
-    out = torch.empty(bits.shape, dtype=x.dtype)
+    out = gather.empty(bits.shape, x.dtype)
     if not gather.gradient(g, w, bits, slopes, wide, out):
         out = _product(g, w, bits, slopes, wide)
     return out.view(x.shape)
@@ -152,7 +152,7 @@ def packed_gate_gradient(go, x, value_first, gate, gate_wide, slopes, slopes_wid
     """d/dx of gate(g) v for g and v the last dim's halves of a packed [..., 2d] x ([gate | value]; value_first:
     [value | gate]) from GateTable's arrays, one [..., 2d] tensor, each half as GateTable.backward rounds it."""
     xr = rows(x)  # [rows, 2d]
-    dx = torch.empty(xr.shape, dtype=x.dtype)
+    dx = gather.empty(xr.shape, x.dtype)
     g, v = gather.packed_halves(xr, value_first)
     _gate_gradients(rows(go.to(x.dtype)), g, v, *gather.packed_halves(dx, value_first), gate, gate_wide, slopes,
                     slopes_wide)  # fmt: skip
@@ -172,7 +172,7 @@ def traced_packed_gradient(
     slopes_wide: torch.Tensor | None,
 ) -> torch.Tensor:
     if x.numel() == 0:
-        return torch.empty(x.shape, dtype=x.dtype)
+        return gather.empty(x.shape, x.dtype)
     return packed_gate_gradient(go, x, value_first, gate, gate_wide, slopes, slopes_wide)
 
 
@@ -287,7 +287,7 @@ class GateTable(_Built):
     def forward(self, g: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
         gate, gate_wide, _, _ = self.arrays or self._build()
         bits = g.view(torch.int16)
-        out = torch.empty(g.shape, dtype=self.dtype)
+        out = gather.empty(g.shape, self.dtype)
         if not gather.gradient(v, None, bits, gate, gate_wide, out):
             return _product(v, None, bits, gate, gate_wide)
         return out
@@ -296,9 +296,10 @@ class GateTable(_Built):
         """Writes d/dg and d/dv into `dg` and `dv` (views of the half type, shaped as g)."""
         _gate_gradients(go, g, v, dg, dv, *(self.arrays or self._build()))
 
-    def packed_backward(self, go: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
-        """d/dx of a packed [..., 2d] x ([gate | value]) for upstream gradient go ([..., d]), one tensor."""
-        return packed_gate_gradient(go, x, False, *(self.arrays or self._build()))
+    def packed_backward(self, go: torch.Tensor, x: torch.Tensor, value_first: bool = False) -> torch.Tensor:
+        """d/dx of a packed [..., 2d] x ([gate | value]; value_first: [value | gate]) for upstream gradient go
+        ([..., d]), one tensor."""
+        return packed_gate_gradient(go, x, value_first, *(self.arrays or self._build()))
 
 
 def _gate_gradients(go, g, v, dg, dv, gate, gate_wide, slopes, slopes_wide) -> None:
