@@ -12,7 +12,7 @@ from kernel_helpers import nonlin_ops_traced, ulp_error
 
 import nonlin
 from nonlin import route
-from nonlin.kernels import dispatch, gather, table, use
+from nonlin.kernels import dispatch, gather, native32, table, use
 
 F = nonlin.functional
 HALVES = [torch.bfloat16, torch.float16]
@@ -145,6 +145,48 @@ def test_a_half_forward_kernel_that_differs_from_the_table_anywhere_is_not_taken
     assert job.half_kernel is False
     assert bool(_same_bits(y, job.table.forward(x)).all())
     assert not dispatch._kernel_gives_the_table(dispatch.job_for(nonlin.spec("gelu"), torch.bfloat16, {}))  # unlisted
+
+
+@pytest.mark.parametrize("name", sorted(native32.HALF_FORMS))
+def test_bfloat16_calls_of_a_half_form_take_its_kernels_with_the_tables_forward_bits(name):
+    """`native32.HALF_FORMS`: the float32 form around bfloat16 loads and stores, its near-midpoint lanes looked up,
+    gives the table's (correctly rounded) forward at all 65536 inputs under this ISA (CI's matrix runs this file
+    under each), and the calls take it, forward and backward; the backward's bits are the test above's (the eager
+    path's but at near-ties)."""
+    s = nonlin.spec(name)
+    job = dispatch.job_for(s, torch.bfloat16, s.defaults())
+    assert job.native_half == name and dispatch._kernel_gives_the_table(job)
+    x = table.all_values(torch.bfloat16)
+    go = torch.randn(x.shape, generator=torch.Generator().manual_seed(3)).to(torch.bfloat16)
+    with route.pinned("large"):
+        with torch.no_grad():
+            y = F.function(name)(x)
+        xg = x.clone().requires_grad_()
+        (g,) = torch.autograd.grad(F.function(name)(xg), xg, go)
+    assert job.half_kernel is True
+    assert bool(_same_bits(y, job.table.forward(x)).all())
+    assert bool(_same_bits(g, native32.half_backward(name, go, x)).all())
+    # odd lengths (the vector loop's tail), a strided input, an empty one
+    for n in (1, 7, 17, 31):
+        part = x[40000 : 40000 + n]
+        assert bool(
+            _same_bits(native32.half_forward(name, part, job.table.widened_values()), y[40000 : 40000 + n]).all()
+        )
+    strided = x.view(-1, 2)[:, 1]
+    with route.pinned("large"), torch.no_grad():
+        assert bool(_same_bits(F.function(name)(strided), y.view(-1, 2)[:, 1]).all())
+        assert F.function(name)(torch.empty(0, 3, dtype=torch.bfloat16)).shape == (0, 3)
+
+
+def test_a_half_forms_lookup_of_its_near_midpoint_lanes_is_needed():
+    """hardswish's float32 form rounded to bfloat16 with no lane looked up misses the table at some inputs (a
+    midpoint between two bfloat16s within its error): the fix-up of `native32._UNARY_BF16` is what gives the
+    table's bits, so the test above can fail."""
+    x = table.all_values(torch.bfloat16)
+    s = nonlin.spec("hardswish")
+    plain = (x.float().clamp(-3, 3) * (x.float().clamp(-3, 3) + 3) * (1.0 / 6.0)).where(x.float() <= 3, x.float())
+    looked_up = dispatch.job_for(s, torch.bfloat16, s.defaults()).table.forward(x)
+    assert int((~_same_bits(plain.to(torch.bfloat16), looked_up)).sum()) > 0
 
 
 def test_the_lookup_kernels_are_shared_by_every_entry():

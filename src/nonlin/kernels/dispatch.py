@@ -108,8 +108,8 @@ class Job:
     out once: the plan, the compute precision of each pass, the parameters as the eager fallback reads them."""
 
     __slots__ = (
-        "bwd", "fnames", "fvals", "fwd", "gated", "half_kernel", "native", "out_plan", "passthrough", "plan", "table",
-        "torch_forward",
+        "bwd", "fnames", "fvals", "fwd", "gated", "half_kernel", "native", "native_half", "out_plan", "passthrough",
+        "plan", "table", "torch_forward",
     )  # fmt: skip
 
     def __init__(
@@ -129,9 +129,13 @@ class Job:
         # bfloat16 and float16 inputs of a pointwise entry, or of a gated one's gate: looked up
         # (`nonlin.kernels.table`), not computed
         self.table: table.Table | table.GateTable | None = None
-        # a pointwise half-type forward by the generated kernel instead of the lookup (`HALF_FORWARD_BY_KERNEL`):
-        # None until its first call decides, then whether the kernel gives the table's bits at every input
+        # a pointwise half-type forward by the generated kernel instead of the lookup (`HALF_FORWARD_BY_KERNEL`), or
+        # by `native_half`'s: None until its first call decides, then whether the kernel gives the table's bits at
+        # every input
         self.half_kernel: bool | None = None
+        # bfloat16 inputs of an entry whose forward is one of native32.HALF_FORMS's kernels (hardswish): its float32
+        # kernels around bfloat16 loads and stores, forward (the table's bits) and backward; None: the table
+        self.native_half: str | None = None
         # float32 inputs of an entry whose forward is one of native32.PRIMITIVES of x (sigmoid, tanh): its
         # hand-written kernels, forward and backward (from the saved input); None: the generated kernels
         self.native: str | None = None
@@ -203,6 +207,8 @@ def _make_job_inductor(spec: Spec, dtype: torch.dtype, params: Mapping[str, Any]
         job.table = table.Table(spec, dtype, params, out_plan is None or table.backward_by_table(out_plan))
         if job.table.backward_by_table:
             job.out_plan = None  # the table's backward reads the input
+            if dtype == torch.bfloat16 and native32.primitive_of(p, fixed=at_defaults) in native32.HALF_FORMS:
+                job.native_half = native32.primitive_of(p, fixed=at_defaults)
     elif dtype in table.HALVES and job.gated and spec.gate is not None and not spec.extra_inputs:
         job.table = table.GateTable(spec, dtype, params)
     elif dtype == torch.float32 and not job.passthrough and state.fp32_compute() == "auto":
@@ -229,6 +235,10 @@ def ready(job: Job, dtype: torch.dtype, train: bool) -> bool:
         return True
     if job.table is not None and job.gated:
         return table.built(dtype, train, gated=True)
+    if job.native_half is not None:
+        return native32.built(job.native_half, "fwd_bf16") and (
+            not train or native32.built(job.native_half, "bwd_bf16")
+        )
     if job.table is not None:
         forward_built = job.half_kernel is not None or dtype not in HALF_FORWARD_BY_KERNEL.get(job.plan.spec.name, ())
         return (
@@ -323,8 +333,9 @@ def run_packed(job: Job, base: torch.Tensor, value_first: bool = False) -> torch
 # holds exactly for half-type inputs (cube: 3 x 8 significant bits), or clamps of them. The lookup is a gather
 # from a 256 KB table; these are a load, a few operations and a store: 4M elements on one Zen 4 core, kernel /
 # lookup 0.38-0.59 in bfloat16 and 0.27-0.47 in float16 (2026-12-06, `notes/2026-12-06g/half_kernels.py`, .txt).
-# Left on the lookup: hardswish (x (x + 3) / 6 rounds twice in float32: 128 bfloat16 and 3 float16 inputs differ),
-# squ in bfloat16 (120 inputs), hard_mish (its kernel is slower than the lookup there: 1.19 bfloat16).
+# Left on the lookup: hardswish (x (x + 3) / 6 rounds twice in float32: 128 bfloat16 and 3 float16 inputs differ;
+# its bfloat16 calls take native32's kernel instead, `Job.native_half`), squ in bfloat16 (120 inputs), hard_mish
+# (its kernel is slower than the lookup there: 1.19 bfloat16).
 _BOTH_HALVES = frozenset({torch.bfloat16, torch.float16})
 HALF_FORWARD_BY_KERNEL: dict[str, frozenset[torch.dtype]] = {
     "cube": _BOTH_HALVES,
@@ -342,18 +353,25 @@ def _half_forward(job: Job, x: torch.Tensor) -> torch.Tensor:
     if job.half_kernel is None:
         job.half_kernel = _kernel_gives_the_table(job)
     if job.half_kernel:
+        if job.native_half is not None:
+            return native32.half_forward(job.native_half, x.contiguous(), job.table.widened_values())
         return _kernel(job, "fwd", _flat(x))[0].view_as(x)
     return job.table.forward(x)
 
 
 def _kernel_gives_the_table(job: Job) -> bool:
-    """Whether the job's generated forward kernel gives the table's values at every half-type input (NaN for
-    NaN, whatever its payload; zeros of the same sign)."""
-    if job.table.dtype not in HALF_FORWARD_BY_KERNEL.get(job.plan.spec.name, ()):
-        return False
+    """Whether the job's forward kernel (`native_half`'s, or the generated one) gives the table's values at every
+    half-type input (NaN for NaN, whatever its payload; zeros of the same sign)."""
     every = table.all_values(job.table.dtype)
     with torch.no_grad():
-        computed = _kernel(job, "fwd", every)[0]
+        if job.native_half is not None:
+            computed = native32.half_forward(job.native_half, every, job.table.widened_values())
+            if computed is None:
+                return False
+        elif job.table.dtype in HALF_FORWARD_BY_KERNEL.get(job.plan.spec.name, ()):
+            computed = _kernel(job, "fwd", every)[0]
+        else:
+            return False
         looked_up = job.table.forward(every)
     same = computed.view(torch.int16) == looked_up.view(torch.int16)
     return bool((same | (computed.isnan() & looked_up.isnan())).all())
@@ -466,6 +484,11 @@ class nonlin_fused(torch.autograd.Function):  # lower case: grad_fn names say no
             return (None, None, *grads)
         if job.gated:
             return (None, None, *_gated_backward(job, ctx.layout, go, saved))
+        if job.native_half is not None and job.half_kernel:
+            (x,) = saved
+            g = native32.half_backward(job.native_half, go.to(x.dtype).contiguous(), x.contiguous())
+            if g is not None:
+                return None, None, g
         if job.table is not None and job.table.backward_by_table:
             return None, None, job.table.backward(go, saved[0])
         if job.native is not None:

@@ -254,6 +254,10 @@ class Table(_Built):
             return _lookup(_flat(bits), values).view_as(x)
         return out
 
+    def widened_values(self) -> torch.Tensor:
+        """The forward values widened to float32, indexed by the input's 16 bits (the lookup kernel's words)."""
+        return (self.arrays or self._build())[1]
+
     def backward(self, go: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
         _, _, slopes, wide = self.arrays or self._build()
         bits, g = x.contiguous().view(torch.int16), go.to(self.dtype).contiguous()
