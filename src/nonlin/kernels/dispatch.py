@@ -207,8 +207,9 @@ def _make_job_inductor(spec: Spec, dtype: torch.dtype, params: Mapping[str, Any]
         job.table = table.Table(spec, dtype, params, out_plan is None or table.backward_by_table(out_plan))
         if job.table.backward_by_table:
             job.out_plan = None  # the table's backward reads the input
-            if dtype == torch.bfloat16 and native32.primitive_of(p, fixed=at_defaults) in native32.HALF_FORMS:
-                job.native_half = native32.primitive_of(p, fixed=at_defaults)
+            primitive = native32.primitive_of(p, fixed=at_defaults) if dtype == torch.bfloat16 else None
+            if primitive in native32.HALF_FORMS:
+                job.native_half = primitive
     elif dtype in table.HALVES and job.gated and spec.gate is not None and not spec.extra_inputs:
         job.table = table.GateTable(spec, dtype, params)
     elif dtype == torch.float32 and not job.passthrough and state.fp32_compute() == "auto":

@@ -2658,9 +2658,9 @@ extern "C" void kernel(const float* a, const float* b, float* out, int64_t rows,
 # (W = HALF_FORMS's), so rounding y gives f(x)'s nearest bfloat16 unless a midpoint between two bfloat16s lies
 # within W ULP of y, where y's low 16 bits are within W of 0x8000; those lanes, and NaN lanes, take the table's
 # value (`values`: the lookup's results widened to float32, indexed by the input's bits), a scalar fix-up after
-# the vector store (about 3 in 65536 inputs at W = 1). The backward rounds go f'(x) as the kernel computes it in
-# float32 (below 1.5 ULP for hardswish: against the lookup's go times a float32 slope, the same rounding to
-# bfloat16 but at near-ties).
+# the vector store (hardswish, W = 4: 520 of the 65536 inputs, the NaNs and subnormals mostly). The backward rounds
+# go f'(x) as the float32 form computes it (hardswish: below 3.5 ULP; against the lookup's go times a float32
+# slope, the same bfloat16 but at near-ties).
 _BF16 = r"""
 #include <cstring>
 #include <algorithm>
