@@ -155,6 +155,9 @@ def test_bfloat16_calls_of_a_half_form_take_its_kernels_with_the_tables_forward_
     path's but at near-ties)."""
     s = nonlin.spec(name)
     job = dispatch.job_for(s, torch.bfloat16, s.defaults())
+    if not native32.available():  # (an ISA the kernels are not built for: the lookup, the tests above)
+        assert job.native_half is None
+        return
     assert job.native_half == name and dispatch._kernel_gives_the_table(job)
     x = table.all_values(torch.bfloat16)
     go = torch.randn(x.shape, generator=torch.Generator().manual_seed(3)).to(torch.bfloat16)

@@ -1066,7 +1066,7 @@ def _kernels_under_avx512_blend_rule():
         parts.append(native32._UNARY.replace("FN", f).replace("void kernel(", f"void k_{name}_f("))
         parts.append(native32._BINARY.replace("FN", b).replace("void kernel(", f"void k_{name}_b("))
     for name, (f, b) in native32.GATED.items():
-        parts.append(native32._BINARY.replace("FN", f).replace("void kernel(", f"void k_{name}_f("))
+        parts.append(native32._GATED.replace("FN", f).replace("void kernel(", f"void k_{name}_f("))
         parts.append(native32._GATED_GRAD.replace("FN", b).replace("void kernel(", f"void k_{name}_b("))
     source = "\n".join(parts)
     assert "VD::blendv(" in source  # (the double kernels: siren, gcu, sqrtsoftplus)
@@ -1077,10 +1077,11 @@ def _kernels_under_avx512_blend_rule():
         outs = [torch.empty_like(tensors[0]) for _ in range(outputs)]
         n = tensors[0].numel()
         arrays = (*tensors, *outs)
+        offsets = (0, 0) if symbol[2:].rsplit("_", 1)[0] in native32.GATED else ()  # (the gated kernels' g_at, v_at)
         fn = getattr(lib, symbol)
-        fn.argtypes = [ctypes.c_void_p] * len(arrays) + [ctypes.c_int64] * (3 + len(arrays))
+        fn.argtypes = [ctypes.c_void_p] * len(arrays) + [ctypes.c_int64] * (3 + len(arrays) + len(offsets))
         fn.restype = None
-        fn(*(t.data_ptr() for t in arrays), 1, n, *([n] * len(arrays)), 1)
+        fn(*(t.data_ptr() for t in arrays), 1, n, *([n] * len(arrays)), *offsets, 1)
         return outs
 
     return call
