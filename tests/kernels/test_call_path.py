@@ -434,6 +434,17 @@ def test_a_settled_value_first_glu_skips_the_route_walk(name, dtype):
     ref.backward(go)
     assert torch.equal(fast, ref.detach()) and torch.equal(y.detach(), ref.detach())
     assert torch.equal(fast_in.grad[:, :40], v.grad[:, :40]) and torch.equal(fast_in.grad[:, 40:], g.grad[:, 40:])
+    # double backward (create_graph=True): the eager formulas on the halves, their gradients put back in the
+    # packing's order ([value | gate]), against the float64 path's
+    xd = x.clone().requires_grad_()
+    (first,) = torch.autograd.grad(f(xd), xd, go, create_graph=True)
+    (second,) = torch.autograd.grad(first.float().pow(2).sum(), xd)
+    x64 = x.double().requires_grad_()
+    (first64,) = torch.autograd.grad(torch.nn.functional.glu(x64), x64, go.double(), create_graph=True)
+    (second64,) = torch.autograd.grad(first64.pow(2).sum(), x64)
+    tol = 2.0**-20 if dtype == torch.float32 else 2.0**-6
+    torch.testing.assert_close(first.double(), first64, rtol=tol, atol=tol)
+    torch.testing.assert_close(second.double(), second64, rtol=8 * tol, atol=8 * tol)
     with pytest.raises(ValueError, match="even"):
         f(torch.randn(3, 5, dtype=dtype))
 
