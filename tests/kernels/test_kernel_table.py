@@ -6,6 +6,9 @@ only one tensor of the input's size is saved for backward."""
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 import torch
 from kernel_helpers import nonlin_ops_traced, ulp_error
@@ -421,6 +424,94 @@ def test_gated_half_inputs_look_the_gate_up(name, dtype):
             ).shape
             == shape
         )
+
+
+def _midpoint_partner(s: float, precision: int) -> float:
+    """A v (an odd integer of at most `precision` bits times a power of two) with s * v exactly a midpoint of
+    that precision's numbers in [1, 2), for s a number of 2 to precision + 1 significant bits; inf where there is
+    none."""
+    from fractions import Fraction
+
+    q = abs(Fraction(s))
+    m, e = q.numerator, 0
+    while m % 2 == 0:
+        m, e = m // 2, e + 1
+    e -= q.denominator.bit_length() - 1  # |s| = m 2^e, m odd
+    n = next((n for n in range(1, 1 << precision, 2) if (m * n).bit_length() == precision + 1), None)
+    if n is None:  # (255 n has 8 bits or 10: none)
+        return math.inf
+    try:
+        return math.ldexp(n, -precision - e)
+    except OverflowError:
+        return math.inf  # (not a half-type value: the caller drops it)
+
+
+@pytest.mark.parametrize(("name", "dtype"), GATED_CASES)
+def test_gated_half_products_on_a_midpoint_take_the_true_gates_side(name, dtype):
+    """Where the float64 gate is exactly a short number (silu's g / 2 at tiny g, g beyond 36.7) that the true gate
+    is not, gate * v for a v that makes it a half-type midpoint is rounded to the true product's side: forward and
+    d/dv (go * gate) both, where the eager path rounds to even and misses half of them
+    (nonlin.kernels.gate_sides)."""
+    from nonlin.accuracy.formats import get_format
+    from nonlin.accuracy.reference import evaluate
+    from nonlin.kernels import gate_sides
+    from nonlin.ops import TORCH
+
+    s, p = nonlin.spec(name), nonlin.spec(name).defaults()
+    precision = table._PRECISION[dtype]
+    x = table.all_values(dtype).double()
+    y = torch.as_tensor(s.gate[0](TORCH, x, **p), dtype=torch.float64).expand_as(x).numpy()
+    idx, shorts = gate_sides.short_near(y, precision, subnormal=dtype == torch.bfloat16)
+    if idx.size == 0:
+        pytest.skip(f"no float64 gate of {name} is a short number other than a power of two: nothing to settle")
+    pick = np.linspace(0, idx.size - 1, 400).astype(int)
+    sides = gate_sides.true_sides(s.gate[0], p, x.numpy()[idx[pick]], shorts[pick])
+    idx, shorts = idx[pick][sides != 0], shorts[pick][sides != 0]
+    v = np.array([_midpoint_partner(float(a), precision) for a in shorts])
+    g = x.numpy()[idx]
+    fits = torch.from_numpy(v).to(dtype).double().numpy() == v  # v within the half type's range
+    g, v = g[fits], v[fits]
+    assert g.size >= 20, g.size
+    (ref,) = evaluate(s, p, [g, v], get_format(dtype), derivative=False)
+    want = torch.from_numpy(ref.rounded).to(dtype)
+    gt, vt = torch.from_numpy(g).to(dtype), torch.from_numpy(v).to(dtype).requires_grad_()
+    with route.pinned("large"), route.recording() as taken:
+        got = F.function(name)(gt, vt)
+        (dv,) = torch.autograd.grad(got, vt, vt.detach())
+    assert {t[5] for t in taken} == {"fused"}
+    assert _same_bits(got.detach(), want).all(), g[~_same_bits(got.detach(), want).numpy()][:8]
+    assert _same_bits(dv, want).all(), g[~_same_bits(dv, want).numpy()][:8]
+    with use("eager"):
+        eager = F.function(name)(gt, vt.detach())
+    assert not bool(_same_bits(eager, want).all())  # float64 alone misses some: the pairs test the settling
+
+
+def test_settled_gate_sides_are_kept_on_disk_and_a_broken_file_is_rebuilt(tmp_path, monkeypatch):
+    """The settled sides are computed once per (entry, parameters, half type) and machine: a new table reads them
+    from $NONLIN_CACHE/tables without evaluating anything; a file that does not read is computed again and
+    replaced; the arrays are the same each way."""
+    from nonlin.kernels import gate_sides
+    from nonlin.ops import TORCH
+
+    monkeypatch.setenv("NONLIN_CACHE", str(tmp_path))
+    s = nonlin.spec("swiglu")
+    first = table.GateTable(s, torch.bfloat16, s.defaults())._build()
+    (path,) = (tmp_path / "tables").iterdir()
+
+    def no_evaluation(*args, **kwargs):
+        raise AssertionError("sides evaluated again")
+
+    with monkeypatch.context() as m:
+        m.setattr(gate_sides, "true_sides", no_evaluation)
+        again = table.GateTable(s, torch.bfloat16, s.defaults())._build()
+    path.write_bytes(b"not a numpy file")
+    rebuilt = table.GateTable(s, torch.bfloat16, s.defaults())._build()
+    for arrays in (again, rebuilt):
+        for a, b in zip(first, arrays, strict=True):
+            assert (a is None and b is None) or _same_bits(a, b).all()
+    assert gate_sides._load(path, int(np.load(path)["sides"].size)) is not None
+    y = torch.as_tensor(s.gate[0](TORCH, table.all_values(torch.bfloat16).double(), **s.defaults()))
+    assert not bool(_same_bits(first[0], table._slopes(y, torch.bfloat16)[0]).all())  # some gate was moved
 
 
 @pytest.mark.parametrize("name", ["glu", "swiglu"])
