@@ -103,6 +103,43 @@ def test_tune_writes_a_profile_the_table_takes(profile_file):
     assert route_profile.load().choices == profile.choices
 
 
+def test_tune_measures_the_kernels_prefetch_and_a_profile_sets_it(profile_file):
+    """`nonlin tune` times the hand-written kernels with and without their prefetch and keeps its choice in the
+    profile, which sets the kernels' build from then on; a tune of some entries keeps the profile's choice, and a
+    profile without one leaves the static default (on)."""
+    from nonlin.kernels import native32
+
+    profile = tune.tune(["tanh"], rounds=1, shapes=TINY, progress=False)
+    if profile.prefetch is None:  # (no hand-written kernels on this ISA: nothing to measure)
+        assert native32.kernel(*tune.PREFETCH_KERNELS[0]) is None
+        return
+    data = json.loads(profile_file.read_text())
+    assert data["prefetch"]["on"] is profile.prefetch == tune.choose_prefetch(profile.prefetch_ns)
+    assert set(data["prefetch"]["ns"]) == {f"{p} {w}" for p, w in tune.PREFETCH_KERNELS}
+    assert all(t["with"] > 0 and t["without"] > 0 for t in profile.prefetch_ns.values())
+    assert native32.prefetching() is profile.prefetch
+    data["prefetch"]["on"] = not profile.prefetch
+    profile_file.write_text(json.dumps(data))
+    route.reload_profile()
+    assert native32.prefetching() is (not profile.prefetch)
+    tune.tune(["prelu"], rounds=1, shapes=TINY, progress=False)
+    assert route_profile.load().prefetch is (not profile.prefetch) and native32.prefetching() is (not profile.prefetch)
+    del data["prefetch"]
+    profile_file.write_text(json.dumps(data))
+    route.reload_profile()
+    assert route_profile.load().prefetch is None and native32.prefetching()
+
+
+def test_the_prefetch_goes_off_only_where_the_kernels_are_faster_without_it():
+    def ns(*ratios):
+        return {str(i): {"with": 1.0, "without": r} for i, r in enumerate(ratios)}
+
+    assert tune.choose_prefetch(ns(0.7, 0.9, 0.95)) is False
+    assert tune.choose_prefetch(ns(0.97, 0.99)) is True  # within the margin: the static default
+    assert tune.choose_prefetch(ns(0.6, 2.0)) is True  # one kernel's loss outweighs another's gain
+    assert tune.choose_prefetch(ns(1.5, 2.4)) is True
+
+
 def test_tune_keeps_the_rows_it_did_not_measure_and_an_interrupted_write_loses_nothing(profile_file, monkeypatch):
     first = tune.tune(["prelu"], rounds=1, shapes=TINY, progress=False)
     tune.tune(["cube"], rounds=1, shapes=TINY, progress=False)
@@ -196,7 +233,7 @@ def test_the_command_shows_the_profile(profile_file, capsys):
     assert "no route profile for this machine" in capsys.readouterr().out
     assert main(["tune", "tanh", "--rounds", "1"]) == 0
     out = capsys.readouterr().out
-    assert "route profile" in out and "tanh" in out and "prelu" not in out
+    assert "route profile" in out and "tanh" in out and "prelu" not in out and "software prefetch" in out
     assert main(["tune", "--show"]) == 0
     assert "tanh" in capsys.readouterr().out
     assert main(["tune", "relu"]) == 2

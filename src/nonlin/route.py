@@ -41,7 +41,7 @@ import torch
 
 from nonlin import route_profile
 from nonlin.autograd import apply as eager_apply
-from nonlin.kernels import dispatch, state
+from nonlin.kernels import dispatch, native32, state
 from nonlin.kernels.codegen import negative_zeros
 from nonlin.registry import names
 from nonlin.registry import spec as get_spec
@@ -223,6 +223,8 @@ def per_machine_rows() -> list[route_profile.Row]:
 
 def _load_measured() -> dict[route_profile.Row, str]:
     profile = route_profile.load()
+    # (the kernels' prefetch is this machine's choice too: the profile's where it measured one)
+    native32.set_prefetch(profile is None or profile.prefetch is None or profile.prefetch)
     if profile is None:
         return {}
     rows = set(per_machine_rows())

@@ -8,6 +8,11 @@ routes on this machine and writes the faster one here; the table then takes it. 
 against the goals in CI, so the choice moves speed, never a guarantee (bits of a non-exact row may differ
 between machines, as torch's own do between ISAs).
 
+The profile also holds whether nonlin's hand-written float32 kernels (`nonlin.kernels.native32`) prefetch their
+streams in software: it paid 1.5-2.4x on a Xeon whose hardware prefetchers fell behind these loops, and cost 3-29%
+of a 4M kernel's time on a Zen 4 core whose prefetchers keep up (`nonlin tune` measures it; the values are the
+same either way). Without a profile they prefetch.
+
 A profile is one JSON file per machine fingerprint (the CPU's model name and flags, ATen's vector ISA, the
 torch version and the sources of the route table and kernels), so a home folder shared by
 different machines keeps one per machine and a profile never outlives the code it measured. Location:
@@ -24,7 +29,7 @@ import os
 import platform
 import tempfile
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +42,16 @@ Row = tuple[str, str, str, str]  # (entry, dtype, pass, size class), CPU
 
 @dataclass(frozen=True)
 class Profile:
-    """The measured rows: route and the medians (ms) of both routes, per row."""
+    """The measured rows: route and the medians (ms) of both routes, per row; and whether nonlin's hand-written
+    kernels prefetch on this machine (None: not measured, the static default), with what decided it (ns per
+    element of each kernel measured, with and without)."""
 
     path: Path
     choices: dict[Row, str]
     times_ms: dict[Row, dict[str, float]]
     threads: int
+    prefetch: bool | None = None
+    prefetch_ns: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def _cpu_description() -> str:
@@ -114,13 +123,23 @@ def load() -> Profile | None:
                 raise ValueError(f"route {item['route']!r}")
             choices[row] = item["route"]
             times[row] = {r: float(item["ms"][r]) for r in ROUTES}
-        return Profile(p, choices, times, int(data["threads"]))
+        prefetch = data.get("prefetch")
+        if prefetch is not None and not isinstance(prefetch["on"], bool):
+            raise ValueError(f"prefetch {prefetch['on']!r}")
+        ns = {k: {w: float(v) for w, v in pair.items()} for k, pair in (prefetch or {}).get("ns", {}).items()}
+        return Profile(p, choices, times, int(data["threads"]), None if prefetch is None else prefetch["on"], ns)
     except (OSError, ValueError, KeyError, TypeError) as e:
         warnings.warn(f"nonlin: route profile {p} is unreadable ({e}): ignored", stacklevel=3)
         return None
 
 
-def save(choices: dict[Row, str], times_ms: dict[Row, dict[str, float]], threads: int) -> Path:
+def save(
+    choices: dict[Row, str],
+    times_ms: dict[Row, dict[str, float]],
+    threads: int,
+    prefetch: bool | None = None,
+    prefetch_ns: dict[str, dict[str, float]] | None = None,
+) -> Path:
     """Write a profile atomically (a temporary file renamed over the old one): an interrupted run never leaves
     half a profile, and the previous one stays until the new one is complete."""
     p = path()
@@ -136,6 +155,8 @@ def save(choices: dict[Row, str], times_ms: dict[Row, dict[str, float]], threads
         "threads": threads,
         "rows": rows,
     }
+    if prefetch is not None:
+        data["prefetch"] = {"on": prefetch, "ns": prefetch_ns or {}}
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=p.name, suffix=".tmp")

@@ -11,6 +11,11 @@ in interleaved rounds at the issue's shapes (64x512 for the small class, 1024x40
 path is taken where its median is below `FASTER` times torch's op's, else torch's op (a tie is torch's: no
 compilation, and the margin keeps a rerun on a noisy machine from flipping rows). The choices go to this
 machine's profile (`nonlin.route_profile`), which the route table reads from then on.
+
+First it measures whether nonlin's hand-written float32 kernels should prefetch in software on this machine
+(`nonlin.kernels.native32.set_prefetch`): a few of them (`PREFETCH_KERNELS`) built with and without, timed in
+interleaved rounds on 4M elements (beyond L2, where it matters); without, where the geometric mean of the ratios
+(without / with) is below `PREFETCH_FASTER`. The rows are then timed with the kernels as they will run.
 """
 
 from __future__ import annotations
@@ -30,6 +35,11 @@ from nonlin.registry import resolve
 
 FASTER = 0.9
 SHAPES = {"small": (64, 512), "large": (1024, 4096)}  # [tokens, d_ff]
+# Cheap kernels and a costly one, both passes: the prefetch's cost shows in the cheap ones, its gain (where the
+# hardware's prefetchers fall behind) in the costly ones first
+PREFETCH_KERNELS = (("hardswish", "fwd"), ("hardswish", "bwd"), ("sigmoid", "fwd"), ("sigmoid", "bwd"),
+                    ("silu", "fwd"), ("gelu", "fwd"))  # fmt: skip
+PREFETCH_FASTER = 0.95
 
 
 def _call(name: str, dtype: str, pass_: str, size: str, shape: tuple[int, int] | None = None) -> Callable[[], None]:
@@ -81,6 +91,38 @@ def measure(
     return {r: statistics.median(v) for r, v in samples.items()}
 
 
+def measure_prefetch(rounds: int = 7, numel: int = 1 << 22) -> dict[str, dict[str, float]] | None:
+    """ns per element of each of `PREFETCH_KERNELS` built with and without its prefetch ({"with": ..., "without":
+    ...} per "primitive pass"), medians of interleaved rounds on `numel` float32 elements; None where the
+    hand-written kernels do not build here."""
+    from nonlin.kernels import native32
+
+    if native32.kernel(*PREFETCH_KERNELS[0]) is None:
+        return None
+    gen = torch.Generator().manual_seed(0)
+    x, go = torch.randn(numel, generator=gen) * 3, torch.randn(numel, generator=gen)
+    out = torch.empty_like(x)
+    built = {(p, w, on): native32._compile(p, w, prefetch=on) for p, w in PREFETCH_KERNELS for on in (True, False)}
+    reps = max(3, (1 << 23) // numel)
+    samples: dict[tuple, list[float]] = {key: [] for key in built}
+    for _ in range(rounds):
+        for (p, w, on), k in built.items():
+            args = (x, out, 1, numel, numel, numel, 1) if w == "fwd" else (go, x, out, 1, numel, numel, numel, numel, 1)
+            k(*args)
+            samples[p, w, on].append(_median_ms(lambda k=k, args=args: k(*args), reps) * 1e6 / numel)
+    return {
+        f"{p} {w}": {"with": statistics.median(samples[p, w, True]), "without": statistics.median(samples[p, w, False])}
+        for p, w in PREFETCH_KERNELS
+    }
+
+
+def choose_prefetch(ns: dict[str, dict[str, float]]) -> bool:
+    """Prefetch unless the kernels without it take less than `PREFETCH_FASTER` of the time with it (geometric mean
+    of the ratios): a tie keeps the static default."""
+    ratios = [t["without"] / t["with"] for t in ns.values()]
+    return statistics.geometric_mean(ratios) >= PREFETCH_FASTER
+
+
 def choose(times_ms: dict[str, float]) -> str:
     return "fused" if times_ms["fused"] < FASTER * times_ms["torch"] else "torch"
 
@@ -114,13 +156,24 @@ def tune(
 
     if route_profile.disabled():
         raise ValueError("NONLIN_ROUTE_PROFILE=off: route profiles are off, so nothing would take the measurements")
+    from nonlin.kernels import native32
+
     rows = rows_of(entries)
     old = route_profile.load()
     choices = dict(old.choices) if old else {}
     times = dict(old.times_ms) if old else {}
+    prefetch, prefetch_ns = (old.prefetch, old.prefetch_ns) if old else (None, {})
     done = 0
     try:
-        with Steps(total=len(rows), label="nonlin tune", enabled=progress) as steps:
+        with Steps(total=len(rows) + 1, label="nonlin tune", enabled=progress) as steps:
+            steps.start("prefetch")
+            if not entries or prefetch is None:  # (a run for some entries keeps the profile's measured choice)
+                large = (shapes or SHAPES)["large"]
+                ns = measure_prefetch(rounds, min(1 << 22, large[0] * large[1]) if shapes else 1 << 22)
+                if ns is not None:
+                    prefetch, prefetch_ns = choose_prefetch(ns), ns
+            native32.set_prefetch(prefetch is None or prefetch)
+            steps.done()
             for row in rows:
                 steps.start(" ".join(row))
                 shape = (shapes or {}).get(row[3])
@@ -132,15 +185,15 @@ def tune(
                 steps.done()
     except KeyboardInterrupt:
         if done:  # the rows measured before the interruption are kept, beside the profile's others
-            path = route_profile.save(choices, times, torch.get_num_threads())
+            path = route_profile.save(choices, times, torch.get_num_threads(), prefetch, prefetch_ns)
             route.reload_profile()
             print(
                 f"nonlin tune: interrupted after {done} of {len(rows)} rows; those are kept in {path}", file=sys.stderr
             )
         raise
-    path = route_profile.save(choices, times, torch.get_num_threads())
+    path = route_profile.save(choices, times, torch.get_num_threads(), prefetch, prefetch_ns)
     route.reload_profile()
-    return route_profile.Profile(path, choices, times, torch.get_num_threads())
+    return route_profile.Profile(path, choices, times, torch.get_num_threads(), prefetch, prefetch_ns)
 
 
 def _static(row: route_profile.Row) -> str:
@@ -169,6 +222,13 @@ def _print(profile: route_profile.Profile) -> None:
     if not console.is_terminal:  # (a log or a pipe: wide enough for the whole row)
         console = Console(width=160)
     console.print(table)
+    if profile.prefetch is None:
+        console.print("kernels' software prefetch: not measured (on, the static default)")
+        return
+    ratios = ", ".join(f"{k} {t['without'] / t['with']:.2f}" for k, t in profile.prefetch_ns.items())
+    console.print(
+        f"kernels' software prefetch: {'on' if profile.prefetch else 'off'} (time without / with, 4M float32: {ratios})"
+    )
 
 
 def _handler(args) -> int:

@@ -1108,3 +1108,39 @@ def test_every_blend_mask_is_a_comparison_mask():
         assert native32.gated_backward(name, go, g, v, dg, dv)
         got_dg, got_dv = call(f"k_{name}_b", go, g, v, outputs=2)
         assert _same_bits(got_dg, dg) and _same_bits(got_dv, dv), name
+
+
+@needs_kernels
+@pytest.mark.parametrize(("primitive", "which"), [("hardswish", "fwd"), ("sigmoid", "bwd"), ("gelu", "fwd"),
+                                                  ("swiglu", "fwd"), ("swiglu", "bwd")])  # fmt: skip
+def test_kernels_built_without_their_prefetch_give_the_same_bits(primitive, which):
+    """The prefetch is a per-machine choice (`set_prefetch`, `nonlin tune`): both builds compute the same values
+    (a prefetch changes none); and a change of the setting rebuilds the kernels already built."""
+    gen = torch.Generator().manual_seed(3)
+    n = 3 * native32.AHEAD_FLOATS + 37  # (past the prefetch distance, and a vector tail)
+    ins = [torch.randn(n, generator=gen) * 8 for _ in range(3 if primitive in native32.GATED else 2)]
+    outs = {}
+    for on in (True, False):
+        k = native32._compile(primitive, which, prefetch=on)
+        if which == "fwd" and primitive not in native32.GATED:
+            out = [torch.empty(n)]
+            k(ins[0], *out, 1, n, n, n, 1)
+        elif which == "fwd":
+            out = [torch.empty(n)]
+            k(ins[0], ins[1], *out, 1, n, n, n, n, 0, 0, 1)
+        elif primitive not in native32.GATED:
+            out = [torch.empty(n)]
+            k(ins[0], ins[1], *out, 1, n, n, n, n, 1)
+        else:
+            out = [torch.empty(n), torch.empty(n)]
+            k(*ins, *out, 1, n, n, n, n, n, n, 0, 0, 1)
+        outs[on] = out
+    for a, b in zip(outs[True], outs[False], strict=True):
+        assert torch.equal(a.view(torch.int32), b.view(torch.int32))
+    before = native32.kernel(primitive, which)
+    try:
+        native32.set_prefetch(False)
+        assert not native32.prefetching() and not native32.built(primitive, which)
+        assert native32.kernel(primitive, which) is not before
+    finally:
+        native32.set_prefetch(True)

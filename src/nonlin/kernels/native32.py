@@ -450,12 +450,19 @@ ALWAYS static inline VF zero_derivative_at(VF r, VF go, VF at) { return blend(r,
 
 // Prefetch the input (and the output, for writing) 8 KiB ahead of the loop: these kernels compute ~30 cycles per
 // vector, too slowly for the hardware prefetchers to run ahead of them beyond L2, which then cost as much again
-// (gelu 3.4 ns per element on 4M float32 against 1.7 in cache, one AVX-512 core). A prefetch never faults, also
-// past an array's end.
-constexpr int64_t AHEAD = 2048;
+// (gelu 3.4 ns per element on 4M float32 against 1.7 in cache, one AVX-512 Xeon core). A prefetch never faults,
+// also past an array's end. Where the hardware's own keep up, they cost instead (a Zen 4 core: 3-29% of a 4M
+// kernel's time), so whether to is this machine's choice (`set_prefetch`, which `nonlin tune` measures): AHEAD 0
+// builds the kernels without them.
+#ifndef NONLIN_AHEAD
+#define NONLIN_AHEAD 2048
+#endif
+constexpr int64_t AHEAD = NONLIN_AHEAD;
 ALWAYS static inline void ahead(const float* in, float* out = nullptr) {
-  __builtin_prefetch(in + AHEAD);
-  if (out) __builtin_prefetch(out + AHEAD, 1);
+  if constexpr (AHEAD > 0) {
+    __builtin_prefetch(in + AHEAD);
+    if (out) __builtin_prefetch(out + AHEAD, 1);
+  }
 }
 
 // sigma(x): sigma(-a) = u / (1 + u), sigma(a) = 1 / (1 + u), u = e^-a; the scale 2^k of the first applied
@@ -2863,6 +2870,27 @@ HALF_FORMS: dict[str, tuple[str, str, int]] = {"hardswish": ("hardswish_plain_f"
 
 _BUILT: dict[tuple[str, str], Callable | None] = {}
 _LOCK = threading.Lock()
+# The kernels' software prefetch distance in floats (`ahead`: 8 KiB), or 0 for none: this machine's choice
+# (`set_prefetch`; the route profile `nonlin tune` writes holds it, and the static default is on)
+AHEAD_FLOATS = 2048
+_ahead = AHEAD_FLOATS
+
+
+def prefetching() -> bool:
+    """Whether the kernels built from now on prefetch their streams (`ahead`)."""
+    return _ahead > 0
+
+
+def set_prefetch(on: bool) -> None:
+    """Build the kernels with (`on`) or without their software prefetch from now on: where the setting changes,
+    the kernels built so far are dropped and built again on their next call (inductor's disk cache keeps both
+    forms). The values are the same either way."""
+    global _ahead
+    with _LOCK:
+        want = AHEAD_FLOATS if on else 0
+        if want != _ahead:
+            _ahead = want
+            _BUILT.clear()
 
 
 _AVAILABLE: list[bool] = []
@@ -3387,11 +3415,14 @@ def _laplace_constants() -> dict[str, float]:
     return out
 
 
-def _compile(primitive: str, which: str) -> Callable:
+def _compile(primitive: str, which: str, prefetch: bool | None = None) -> Callable:
+    """The kernel built from its source (`prefetch`: with or without `ahead`'s prefetches; default: the setting
+    in force, `set_prefetch`)."""
     from nonlin.kernels.gather import FOR_BLOCKS
 
     gated = primitive in GATED
-    prelude = _PRELUDE.replace("// CONSTANTS", _constants()) + FOR_BLOCKS
+    distance = _ahead if prefetch is None else (AHEAD_FLOATS if prefetch else 0)
+    prelude = f"#define NONLIN_AHEAD {distance}\n" + _PRELUDE.replace("// CONSTANTS", _constants()) + FOR_BLOCKS
     base, value = _parameter_of(primitive)
     if value is None:
         fwd, bwd = (GATED if gated else PRIMITIVES)[primitive]
