@@ -45,7 +45,7 @@ from rich.table import Table
 
 import nonlin
 from nonlin import route, route_profile
-from nonlin.kernels import use, vec_convert
+from nonlin.kernels import native32, use, vec_convert
 from nonlin.ops import TORCH
 
 CPU_ENTRIES = ["relu", "gelu", "gelu_tanh", "silu", "mish", "snake", "swiglu", "geglu"]
@@ -306,7 +306,11 @@ def _profile_line() -> str:
     if not chosen:
         return f"none for this machine ({route_profile.path()}): the static table"
     fused = [" ".join(row) for row, r in sorted(chosen.items()) if r == "fused"]
-    return f"{route_profile.path()}: {len(chosen)} rows measured; fused where: {', '.join(fused) or 'none'}"
+    prefetch = "on" if native32.prefetching() else "off"
+    return (
+        f"{route_profile.path()}: {len(chosen)} rows measured; fused where: {', '.join(fused) or 'none'}; the "
+        f"hand-written kernels' software prefetch: {prefetch}"
+    )
 
 
 def benchmark(args) -> int:
