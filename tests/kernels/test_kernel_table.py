@@ -458,7 +458,7 @@ def test_gated_half_products_on_a_midpoint_take_the_true_gates_side(name, dtype)
     from nonlin.ops import TORCH
 
     s, p = nonlin.spec(name), nonlin.spec(name).defaults()
-    precision = table._PRECISION[dtype]
+    precision = get_format(dtype).precision
     x = table.all_values(dtype).double()
     y = torch.as_tensor(s.gate[0](TORCH, x, **p), dtype=torch.float64).expand_as(x).numpy()
     idx, shorts = gate_sides.short_near(y, precision, subnormal=dtype == torch.bfloat16)

@@ -35,9 +35,12 @@ import os
 import zipfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from nonlin.accuracy.formats import Format
 
 # Bump when what is settled, or how, changes: it keys the cache.
 SIDES_VERSION = 1
@@ -137,20 +140,20 @@ def settle(
     name: str,
     gate: Callable[..., Any],
     params: Mapping[str, Any],
-    dtype_name: str,
-    precision: int,
+    fmt: Format,
     x: np.ndarray,
     y: np.ndarray,
     gates32: np.ndarray,
     wide: np.ndarray | None,
 ) -> None:
-    """Moves every short float64 gate (of `y`, at the inputs `x`) whose true value is not that number to the true
-    side (module docstring): in `gates32` (the float32 gates, to odd) its float32 neighbour, in `wide` (bfloat16's
-    float64 gates, read where a float32 gate is NaN) its float64 one below float32's normal range."""
-    idx, shorts = short_near(y, precision, subnormal=wide is not None)
+    """Moves every short float64 gate (of `y`, at the inputs `x`, for the half type `fmt`) whose true value is not
+    that number to the true side (module docstring): in `gates32` (the float32 gates, to odd) its float32
+    neighbour, in `wide` (bfloat16's float64 gates, read where a float32 gate is NaN) its float64 one below float32's
+    normal range."""
+    idx, shorts = short_near(y, fmt.precision, subnormal=wide is not None)
     if idx.size == 0:
         return
-    path = cache_dir() / f"{_key(name, params, dtype_name, y)}.npz"
+    path = cache_dir() / f"{_key(name, params, fmt.name, y)}.npz"
     sides = _load(path, idx.size)
     if sides is None:
         sides = true_sides(gate, params, x[idx], shorts)

@@ -44,7 +44,6 @@ from nonlin.kernels import gate_sides, gather
 
 HALVES = (torch.bfloat16, torch.float16)
 SIZE = 1 << 16
-_PRECISION = {torch.bfloat16: 8, torch.float16: 11}  # significant bits
 _FLOAT32_TINY = float(torch.finfo(torch.float32).tiny)
 _FLOAT32_MAX = float(torch.finfo(torch.float32).max)
 
@@ -278,6 +277,7 @@ class GateTable(_Built):
     __slots__ = ()
 
     def _compute(self, x: torch.Tensor) -> tuple:
+        from nonlin.accuracy.formats import get_format
         from nonlin.ops import TORCH
 
         gate, gate_grad = self.spec.gate
@@ -285,9 +285,8 @@ class GateTable(_Built):
         d = torch.as_tensor(gate_grad(TORCH, x, **self.params), dtype=torch.float64).expand_as(x)
         gate_values, gate_wide = _slopes(y, self.dtype)
         # float64 gates exactly on a short number (silu's g / 2 at tiny g, g beyond 36.7) moved to their true side
-        gate_sides.settle(self.spec.name, gate, self.params, str(self.dtype).removeprefix("torch."),
-                          _PRECISION[self.dtype], x.numpy(), y.numpy(), gate_values.numpy(),
-                          None if gate_wide is None else gate_wide.numpy())  # fmt: skip
+        gate_sides.settle(self.spec.name, gate, self.params, get_format(self.dtype), x.numpy(), y.numpy(),
+                          gate_values.numpy(), None if gate_wide is None else gate_wide.numpy())  # fmt: skip
         slopes, slopes_wide = _slopes(d, self.dtype)
         if self.dtype == torch.bfloat16 and slopes_wide is None:
             slopes_wide = slopes.double()  # go * v may leave float32's range: the float64 product there
