@@ -426,17 +426,22 @@ def test_gated_half_inputs_look_the_gate_up(name, dtype):
         )
 
 
-def _midpoint_partner(s: float, precision: int) -> float:
-    """A v (an odd integer of at most `precision` bits times a power of two) with s * v exactly a midpoint of
-    that precision's numbers in [1, 2), for s a number of 2 to precision + 1 significant bits; inf where there is
-    none."""
+def _odd_times_power(s: float) -> tuple[int, int]:
+    """(m, e) with |s| = m 2^e, m odd."""
     from fractions import Fraction
 
     q = abs(Fraction(s))
     m, e = q.numerator, 0
     while m % 2 == 0:
         m, e = m // 2, e + 1
-    e -= q.denominator.bit_length() - 1  # |s| = m 2^e, m odd
+    return m, e - (q.denominator.bit_length() - 1)
+
+
+def _midpoint_partner(s: float, precision: int) -> float:
+    """A v (an odd integer of at most `precision` bits times a power of two) with s * v exactly a midpoint of
+    that precision's numbers in [1, 2), for s a number of 2 to precision + 1 significant bits; inf where there is
+    none."""
+    m, e = _odd_times_power(s)
     n = next((n for n in range(1, 1 << precision, 2) if (m * n).bit_length() == precision + 1), None)
     if n is None:  # (255 n has 8 bits or 10: none)
         return math.inf
@@ -446,12 +451,20 @@ def _midpoint_partner(s: float, precision: int) -> float:
         return math.inf  # (not a half-type value: the caller drops it)
 
 
+def _subnormal_midpoint_partner(s: float) -> float:
+    """A power of two v with s * v = m 2^-134 (|s| = m 2^e, m odd, at most 8 bits): a midpoint of bfloat16's
+    subnormals; inf where there is none."""
+    m, e = _odd_times_power(s)
+    return math.ldexp(1.0, -134 - e) if m.bit_length() <= 8 and -134 - e < 128 else math.inf
+
+
 @pytest.mark.parametrize(("name", "dtype"), GATED_CASES)
 def test_gated_half_products_on_a_midpoint_take_the_true_gates_side(name, dtype):
     """Where the float64 gate is exactly a short number (silu's g / 2 at tiny g, g beyond 36.7) that the true gate
     is not, gate * v for a v that makes it a half-type midpoint is rounded to the true product's side: forward and
     d/dv (go * gate) both, where the eager path rounds to even and misses half of them
-    (nonlin.kernels.gate_sides)."""
+    (nonlin.kernels.gate_sides); for bfloat16 also its subnormals' midpoints, from the gates below float32's normal
+    range (its float64 gates)."""
     from nonlin.accuracy.formats import get_format
     from nonlin.accuracy.reference import evaluate
     from nonlin.kernels import gate_sides
@@ -469,6 +482,10 @@ def test_gated_half_products_on_a_midpoint_take_the_true_gates_side(name, dtype)
     idx, shorts = idx[pick][sides != 0], shorts[pick][sides != 0]
     v = np.array([_midpoint_partner(float(a), precision) for a in shorts])
     g = x.numpy()[idx]
+    if dtype == torch.bfloat16:  # gates below float32's normal range (float64 gates) on bfloat16's subnormal midpoints
+        tiny = np.abs(shorts) < float(torch.finfo(torch.float32).tiny)
+        v = np.concatenate([v, [_subnormal_midpoint_partner(float(a)) for a in shorts[tiny]]])
+        g = np.concatenate([g, g[tiny]])
     fits = torch.from_numpy(v).to(dtype).double().numpy() == v  # v within the half type's range
     g, v = g[fits], v[fits]
     assert g.size >= 20, g.size

@@ -1,30 +1,31 @@
 """The true side of a gate whose float64 value lands on a short number, for GateTable's float32 gates.
 
 A gated entry's half-type forward by table is gate[g] * v rounded once to the half type (kernels/table.py), with
-gate[g] the float64 gate rounded to float32 *to odd*: a later rounding never lands on a midpoint the true product
-is not on. That holds where float64 saw the gate's true value to its last bit. It does not where the float64
-value is exactly a *short* number (2 to p + 1 significant bits, p the half type's precision) and the true value
-is not: then gate * v is exactly a half-type midpoint for some v and rounds to even, while the true product lies to
-one side. silu(g) is g / 2 to float64 below |g| = 2^-53 (truly g / 2 + g^2 / 4) and g beyond g = 36.7 (truly
-g - g e^-g); gelu's and gelu_tanh's gates the same: 0.25% of the bfloat16 (g, v) pairs `nonlin check` samples for
-swiglu, geglu and geglu_tanh were misrounded so, and dv = go * gate[g] with them. (A power of two times a
-half-type v is never a midpoint: glu's 1/2 and 1 need nothing.)
+gate[g] the float64 gate rounded to float32 *to odd*: a later rounding never lands on a midpoint the true product is
+not on. That holds where float64 saw the gate's true value to its last bit. It does not where the float64 value is
+exactly a *short* number (2 to p + 1 significant bits, p the half type's precision) and the true value is not: then
+gate * v is exactly a half-type midpoint for some v and rounds to even, while the true product lies to one side.
+silu(g) is g / 2 to float64 below |g| = 2^-53 (truly g / 2 + g^2 / 4) and g beyond g = 36.7 (truly g - g e^-g);
+gelu's and gelu_tanh's gates the same: 0.25% of the bfloat16 (g, v) pairs `nonlin check` samples for swiglu, geglu
+and geglu_tanh were misrounded so, and dv = go * gate[g] with them. (A power of two times a half-type v is never a
+midpoint: glu's 1/2 and 1 need nothing.)
 
 Those gates are settled by the accuracy reference's mpmath at its 50 digits (`reference.DPS`): a float32 gate
-becomes the short number's float32 neighbour on the true side, the to-odd rounding of the true value (below
-float32's normal range, bfloat16's float64 gate its float64 neighbour). Where 50 digits still see the short number
-(within the reference's tie tolerance, 2^-140), the gate stays as float64 has it. The reference decides those at
-800 digits, which see silu's defect g e^-g up to g ~ 1840 and gelu's up to g ~ 60: the table does not follow it
-there, because 800-digit erfc of g / sqrt(2) ~ 20 takes 2-16 ms in mpmath, 10-75 s for a table's few thousand such
-gates. What that leaves, with the products gate * v below 2^-126 (rounded to float32's subnormals first), is
-measured by `nonlin check --size-class large` (`notes/2026-12-07b/gate_check.py`): bfloat16 forwards 99.75% ->
-99.991-99.994% correctly rounded (swiglu, geglu, geglu_tanh; glu 100%), their d/dv 99.80% -> 99.9985%; float16
-forwards 99.978-99.989% -> 99.978-99.992%.
+becomes the short number's float32 neighbour on the true side, the to-odd rounding of the true value, and bfloat16's
+float64 gates (the far path's: a gate below float32's normal range, a go * v beyond it) move 2^-40 of themselves
+that way. Where 50 digits still see the short number (within the reference's tie tolerance, 2^-140), the gate stays
+as float64 has it. The reference decides those at 800 digits, which see silu's defect g e^-g up to g ~ 1840 and
+gelu's up to g ~ 60: the table does not follow it there, because 800-digit erfc of g / sqrt(2) ~ 20 takes 2-16 ms in
+mpmath, 10-75 s for a table's few thousand such gates. What that leaves, with the products gate * v below 2^-126 of
+a float32 gate (rounded to float32's subnormals first: a test for them in the product kernel cost 11% of its time,
+`notes/2026-12-07b/gather_ab.py`), is measured by `nonlin check --size-class large`
+(`notes/2026-12-07b/gate_check.py`): bfloat16 forwards 99.75% -> 99.991-99.994% correctly rounded (swiglu, geglu,
+geglu_tanh; glu 100%), their d/dv 99.80% -> 99.9985%; float16 forwards 99.978-99.989% -> 99.978-99.992%.
 
-About 35 000 of a bfloat16 table's 65536 gates are short (11 000-14 000 of a float16 one): 0.3-1.3 s of mpmath,
-once per machine: the sides are kept on disk ($NONLIN_CACHE/tables, else ~/.cache/nonlin/tables), keyed by the
-entry, its parameters, the half type, the reference's version, this module's `SIDES_VERSION` and the float64 gates
-themselves (a changed formula is a new key).
+About 35 000 of a bfloat16 table's 65536 gates are short (11 000-14 000 of a float16 one): 0.3-1.3 s of mpmath, once
+per machine: the sides are kept on disk ($NONLIN_CACHE/tables, else ~/.cache/nonlin/tables), keyed by the entry, its
+parameters, the half type, the reference's version, this module's `SIDES_VERSION` and the float64 gates themselves
+(a changed formula is a new key).
 """
 
 from __future__ import annotations
@@ -165,7 +166,7 @@ def settle(
         sides[normal] == 0, s32, np.nextafter(s32, np.where(up, np.inf, -np.inf).astype(np.float32))
     )
     if wide is not None:
-        tiny, s64 = idx[~normal], shorts[~normal]
-        wide[tiny] = np.where(
-            sides[~normal] == 0, s64, np.nextafter(s64, np.where(sides[~normal] > 0, np.inf, -np.inf))
-        )
+        # The float64 gates too (read by the far path, `table._product`), moved by 2^-40 of themselves: at most 41
+        # bits, so a product with go * v (16 bits) stays exact in float64 and keeps the side (a move by one float64
+        # ulp can round away in that product)
+        wide[idx] = shorts + sides.astype(np.float64) * np.abs(shorts) * _WINDOW
