@@ -148,9 +148,8 @@ def settle(
     wide: np.ndarray | None,
 ) -> None:
     """Moves every short float64 gate (of `y`, at the inputs `x`, for the half type `fmt`) whose true value is not
-    that number to the true side (module docstring): in `gates32` (the float32 gates, to odd) its float32
-    neighbour, in `wide` (bfloat16's float64 gates, read where a float32 gate is NaN) its float64 one below float32's
-    normal range."""
+    that number to the true side (module docstring): in `gates32` (the float32 gates, to odd) to its float32
+    neighbour, in `wide` (bfloat16's float64 gates, which the far path reads) by 2^-40 of itself."""
     idx, shorts = short_near(y, fmt.precision, subnormal=wide is not None)
     if idx.size == 0:
         return
@@ -167,6 +166,6 @@ def settle(
     )
     if wide is not None:
         # The float64 gates too (read by the far path, `table._product`), moved by 2^-40 of themselves: at most 41
-        # bits, so a product with go * v (16 bits) stays exact in float64 and keeps the side (a move by one float64
-        # ulp can round away in that product)
+        # bits, so a gate's product with a bfloat16 v or go (8 bits) stays exact in float64 and keeps the side (a
+        # move by one float64 ulp can round away in that product)
         wide[idx] = shorts + sides.astype(np.float64) * np.abs(shorts) * _WINDOW
