@@ -35,6 +35,8 @@ from typing import Any
 
 import torch
 
+from nonlin.cache_folders import cache_folder
+
 PROFILE_VERSION = 1
 ROUTES = ("torch", "fused")
 Row = tuple[str, str, str, str]  # (entry, dtype, pass, size class), CPU
@@ -97,9 +99,7 @@ def path() -> Path:
     env = os.environ.get("NONLIN_ROUTE_PROFILE", "")
     if env and env != "off":
         return Path(env)
-    cache = os.environ.get("NONLIN_CACHE")
-    folder = Path(cache) / "routes" if cache else Path.home() / ".cache" / "nonlin" / "routes"
-    return folder / f"routes-{fingerprint()}.json"
+    return cache_folder("routes") / f"routes-{fingerprint()}.json"
 
 
 def load() -> Profile | None:

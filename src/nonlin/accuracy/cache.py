@@ -21,6 +21,7 @@ import numpy as np
 from nonlin.accuracy.formats import Format
 from nonlin.accuracy.reference import REFERENCE_VERSION, RefOutput
 from nonlin.accuracy.sampling import SAMPLE_VERSION
+from nonlin.cache_folders import cache_folder
 
 _Q = 254.0
 
@@ -28,8 +29,7 @@ _Q = 254.0
 def cache_dir(path: str | os.PathLike | None = None) -> Path:
     if path is not None:
         return Path(path)
-    env = os.environ.get("NONLIN_CACHE")
-    return Path(env) / "accuracy" if env else Path.home() / ".cache" / "nonlin" / "accuracy"
+    return cache_folder("accuracy")
 
 
 def key(name: str, params: dict[str, Any], fmt: Format, size: int | None) -> str:

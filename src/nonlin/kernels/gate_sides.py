@@ -40,6 +40,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from nonlin.cache_folders import cache_folder
+
 if TYPE_CHECKING:
     from nonlin.accuracy.formats import Format
 
@@ -52,11 +54,6 @@ _FLOAT32_TINY = float(np.finfo(np.float32).tiny)
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 # Below this a gate times any bfloat16 (< 2^128) is below half its smallest subnormal (2^-133): never a midpoint.
 _PRODUCT_FLOOR = 2.0**-262
-
-
-def cache_dir() -> Path:
-    env = os.environ.get("NONLIN_CACHE")
-    return Path(env) / "tables" if env else Path.home() / ".cache" / "nonlin" / "tables"
 
 
 def short_near(y: np.ndarray, precision: int, subnormal: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -153,7 +150,7 @@ def settle(
     idx, shorts = short_near(y, fmt.precision, subnormal=wide is not None)
     if idx.size == 0:
         return
-    path = cache_dir() / f"{_key(name, params, fmt.name, y)}.npz"
+    path = cache_folder("tables") / f"{_key(name, params, fmt.name, y)}.npz"
     sides = _load(path, idx.size)
     if sides is None:
         sides = true_sides(gate, params, x[idx], shorts)
