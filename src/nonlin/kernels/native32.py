@@ -1244,15 +1244,22 @@ ALWAYS static inline VF hardswish_grad_f(VF go, VF x) {
   return zero_derivative_at(r, go, x < C(-3.0f));  // (a NaN x made r NaN)
 }
 
-// hardswish for bfloat16 inputs (HALF_FORMS: rounded to bfloat16 with the near-midpoint lanes looked up, so the
-// forward needs no more than a bound): x relu6(x + 3) / 6 as written in float32, xc = x clamped to [-3, 3],
-// xc + 3 (exact from -3 to -1.5), times xc, times 1/6 rounded to float32 (2^-25 relative): three roundings and
-// the constant's error, below 3.5 ULP of the exact value (W = 4), in 5 operations where hardswish_f takes 17.
-// The same for its derivative: 2x + 3 by an fma, times 1/6, times go: below 3.5 ULP, rounded once more to bfloat16.
-ALWAYS static inline VF hardswish_plain_f(VF x) {
+// hardswish for bfloat16 inputs (HALF_FORMS: rounded to bfloat16, the doubted lanes near a midpoint looked up):
+// x relu6(x + 3) / 6 with xc = x clamped to [-3, 3] and the quotient correctly rounded (a division). From |x| =
+// 2^-7 on the product p = xc (xc + 3) is exact in float32 (8 significant bits times at most 16), so q is p / 6
+// rounded once, and q lies on a midpoint M between two bfloat16s only where p / 6 is M (p and 6 M are otherwise
+// distinct float32s of one binade, at least 4 of M's float32 ULPs apart): rounding q to bfloat16 is correctly
+// rounded there, ties included. Below 2^-7 xc + 3 and the product round first (three roundings: within 3 ULP, W
+// = 4): `hardswish_half_doubt`'s lanes. (The product times a rounded 1/6, 5 operations where hardswish_f takes 17,
+// had put every tie, x = 0.28125, 0.9375, 1.3125 and the like, frequent in bfloat16 data, within W of a midpoint:
+// 0.5% of N(0, 1) inputs looked up in a 256 KB table, 15% of the vectors, 0.33 ns per element at 4M of which 0.15
+// the look-ups.) The derivative: 2x + 3 by an fma, times 1/6, times go: below 3.5 ULP, rounded once more to
+// bfloat16.
+ALWAYS static inline VF hardswish_half_f(VF x) {
   const VF xc = min_or_second(C(3.0f), max_or_second(C(-3.0f), x));  // (NaN stays NaN; -inf -> -3, +inf -> 3)
-  return blend(xc * (xc + C(3.0f)) * C(1.0f / 6.0f), x, x > C(3.0f));
+  return blend(xc * (xc + C(3.0f)) / C(6.0f), x, x > C(3.0f));
 }
+ALWAYS static inline VF hardswish_half_doubt(VF x) { return x.abs() < C(0.0078125f); }
 ALWAYS static inline VF hardswish_plain_grad_f(VF go, VF x) {
   const VF r = blend(go * (fma_(x, C(2.0f), C(3.0f)) * C(1.0f / 6.0f)), go, x > C(3.0f));
   return zero_derivative_at(r, go, x < C(-3.0f));  // (a NaN x made r NaN)
@@ -2662,10 +2669,13 @@ extern "C" void kernel(const float* a, const float* b, float* out, int64_t rows,
 # bfloat16 in and out around a float32 kernel (`HALF_FORMS`): inputs widened exactly (a 16-bit shift), f(x) in
 # float32, rounded to bfloat16 to nearest even in integer arithmetic (ATen's rounding, NaN aside, on every ISA).
 # The forward is the lookup's bits, correctly rounded: f's float32 result y lies within W float32 ULP of f(x)
-# (W = HALF_FORMS's), so rounding y gives f(x)'s nearest bfloat16 unless a midpoint between two bfloat16s lies
-# within W ULP of y, where y's low 16 bits are within W of 0x8000; those lanes, and NaN lanes, take the table's
-# value (`values`: the lookup's results widened to float32, indexed by the input's bits), a scalar fix-up after
-# the vector store (hardswish, W = 4: 520 of the 65536 inputs, the NaNs and subnormals mostly). The backward rounds
+# (W = HALF_FORMS's) where the form's `doubt` lanes say so and is f(x) correctly rounded to float32 elsewhere
+# (with no double rounding at a midpoint: the form's argument), so rounding y gives f(x)'s nearest bfloat16 unless
+# a doubted lane has a midpoint between two bfloat16s within W ULP of y, where y's low 16 bits are within W of
+# 0x8000; those lanes, and NaN lanes, take the table's value (`values`: the lookup's results widened to float32,
+# indexed by the input's bits), a scalar fix-up after the vector store (hardswish, W = 4: 510 of the 65536
+# inputs, the NaNs and the subnormals; none of 4M N(0, 1) draws). Under AVX-512 2V elements go per step, as they
+# lie in one load (`pairs16`, `store_pairs`). The backward rounds
 # go f'(x) as the float32 form computes it (hardswish: below 3.5 ULP; against the lookup's go times a float32
 # slope, the same bfloat16 but at near-ties).
 _BF16 = r"""
@@ -2686,13 +2696,38 @@ ALWAYS static inline void store_rounded(VF y, Bits* o) {
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), _mm512_cvtepi32_epi16(r));
 }
 // lanes whose y is NaN or has its low 16 bits within W of 0x8000, as bits of an int
-ALWAYS static inline int near_midpoint(VF y, int w) {
+ALWAYS static inline int near_midpoint(VF y, int w, VF doubt) {
   const __m512i low = _mm512_and_si512(_mm512_castps_si512(y), _mm512_set1_epi32(0xFFFF));
-  const __mmask16 near = _mm512_cmple_epu32_mask(_mm512_sub_epi32(low, _mm512_set1_epi32(0x8000 - w)),
-                                                 _mm512_set1_epi32(2 * w));
+  const __mmask16 near = _mm512_mask_cmple_epu32_mask(_mm512_movepi32_mask(_mm512_castps_si512(doubt)),
+                                                      _mm512_sub_epi32(low, _mm512_set1_epi32(0x8000 - w)),
+                                                      _mm512_set1_epi32(2 * w));
   return int(near | _mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q));
 }
+// 2V bfloat16s as they lie in one 512-bit load: the even-indexed ones widened (shifted up 16) and the odd ones
+// (their halves already on top, the low ones cleared), no widening conversion; and back, each rounded in place
+// and the even ones shifted down to meet the odd ones (two narrowing conversions per 2V elements had cost
+// hardswish's forward a third of its time: 0.38 ns per element at 4M where torch.hardswish takes 0.27)
+constexpr bool PAIRS = true;
+ALWAYS static inline void pairs16(const Bits* p, VF& even, VF& odd) {
+  const __m512i b = _mm512_loadu_si512(p);
+  even = VF(_mm512_castsi512_ps(_mm512_slli_epi32(b, 16)));
+  odd = VF(_mm512_castsi512_ps(_mm512_and_si512(b, _mm512_set1_epi32(int(0xFFFF0000u)))));
+}
+// y rounded to bfloat16 (to nearest even; NaN the quiet NaN) in the top 16 bits of each lane
+ALWAYS static inline __m512i rounded_on_top(VF y) {
+  const __m512i b = _mm512_castps_si512(y);
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(b, 16), _mm512_set1_epi32(1));
+  const __m512i r = _mm512_add_epi32(b, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7FFF)));
+  return _mm512_mask_blend_epi32(_mm512_cmp_ps_mask(y, y, _CMP_UNORD_Q), r, _mm512_set1_epi32(0x7FC00000));
+}
+ALWAYS static inline void store_pairs(VF even, VF odd, Bits* o) {
+  const __m512i low = _mm512_srli_epi32(rounded_on_top(even), 16);
+  _mm512_storeu_si512(o, _mm512_mask_blend_epi16(__mmask32(0xAAAAAAAAu), low, rounded_on_top(odd)));
+}
 #else
+constexpr bool PAIRS = false;  // (AVX2: pairs16 and store_pairs unused)
+ALWAYS static inline void pairs16(const Bits*, VF&, VF&) {}
+ALWAYS static inline void store_pairs(VF, VF, Bits*) {}
 using VB = __m256i;
 ALWAYS static inline VB patterns16(const Bits* p) {
   return _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
@@ -2706,11 +2741,12 @@ ALWAYS static inline void store_rounded(VF y, Bits* o) {
   const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);  // (r <= 0xFFFF: no saturation)
   _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm256_castsi256_si128(packed));
 }
-ALWAYS static inline int near_midpoint(VF y, int w) {
+ALWAYS static inline int near_midpoint(VF y, int w, VF doubt) {
   const __m256i low = _mm256_and_si256(_mm256_castps_si256(y), _mm256_set1_epi32(0xFFFF));
   const __m256i d = _mm256_sub_epi32(low, _mm256_set1_epi32(0x8000 - w));
   const __m256i near = _mm256_cmpeq_epi32(_mm256_min_epu32(d, _mm256_set1_epi32(2 * w)), d);
-  return _mm256_movemask_ps(_mm256_or_ps(_mm256_castsi256_ps(near), _mm256_cmp_ps(y, y, _CMP_UNORD_Q)));
+  const __m256 flagged = _mm256_and_ps(_mm256_castsi256_ps(near), doubt);
+  return _mm256_movemask_ps(_mm256_or_ps(flagged, _mm256_cmp_ps(y, y, _CMP_UNORD_Q)));
 }
 #endif
 // V elements at p, or the n < V left (the rest zeros)
@@ -2739,21 +2775,40 @@ extern "C" void kernel(const at::BFloat16* x_, const float* values, at::BFloat16
   for_blocks(rows, width, threads, [&](int64_t r, int64_t begin, int64_t end) {
     const Bits* xr = x + r * s_x;
     Bits* o = out + r * s_out;
-    auto fix = [&](int64_t i, int near) {  // (rare: the lanes near a midpoint, or NaN)
-      for (; near; near &= near - 1) o[i + __builtin_ctz(near)] = top_bits(values[xr[i + __builtin_ctz(near)]]);
+    // (rare: the lanes near a midpoint, or NaN; lane j of `near` is element at + step j)
+    auto fix = [&](int64_t at, int64_t step, int near) {
+      for (; near; near &= near - 1) {
+        const int64_t j = at + step * __builtin_ctz(near);
+        o[j] = top_bits(values[xr[j]]);
+      }
     };
     int64_t i = begin;
+    if constexpr (PAIRS) {
+      for (; i + 2 * V <= end; i += 2 * V) {
+        VF xe, xo;
+        pairs16(xr + i, xe, xo);
+        const VF ye = FN(xe), yo = FN(xo);
+        store_pairs(ye, yo, o + i);
+        const int even = near_midpoint(ye, WINDOW, DOUBT(xe)), odd = near_midpoint(yo, WINDOW, DOUBT(xo));
+        if (__builtin_expect((even | odd) != 0, 0)) {
+          fix(i, 2, even);
+          fix(i + 1, 2, odd);
+        }
+      }
+    }
     for (; i + V <= end; i += V) {
-      const VF y = FN(widened(patterns16(xr + i)));
+      const VF x = widened(patterns16(xr + i));
+      const VF y = FN(x);
       store_rounded(y, o + i);
-      const int near = near_midpoint(y, WINDOW);
-      if (__builtin_expect(near != 0, 0)) fix(i, near);
+      const int near = near_midpoint(y, WINDOW, DOUBT(x));
+      if (__builtin_expect(near != 0, 0)) fix(i, 1, near);
     }
     if (i < end) {
       const int64_t n = end - i;
-      const VF y = FN(widened(patterns16(xr + i, n)));
+      const VF x = widened(patterns16(xr + i, n));
+      const VF y = FN(x);
       store_rounded(y, o + i, n);
-      fix(i, near_midpoint(y, WINDOW) & ((1 << n) - 1));
+      fix(i, 1, near_midpoint(y, WINDOW, DOUBT(x)) & ((1 << n) - 1));
     }
   });
 }
@@ -2770,6 +2825,14 @@ extern "C" void kernel(const at::BFloat16* go_, const at::BFloat16* x_, at::BFlo
     const Bits* xr = x + r * s_x;
     Bits* o = out + r * s_out;
     int64_t i = begin;
+    if constexpr (PAIRS) {
+      for (; i + 2 * V <= end; i += 2 * V) {
+        VF ge, go_, xe, xo;
+        pairs16(gr + i, ge, go_);
+        pairs16(xr + i, xe, xo);
+        store_pairs(FN(ge, xe), FN(go_, xo), o + i);
+      }
+    }
     for (; i + V <= end; i += V) store_rounded(FN(widened(patterns16(gr + i)), widened(patterns16(xr + i))), o + i);
     if (i < end) {
       const int64_t n = end - i;
@@ -2863,10 +2926,13 @@ GATED: dict[str, tuple[str, str]] = {
     "clamped_swiglu": ("clamped_swiglu_f", "clamped_swiglu_grad_f"),
 }
 
-# Kernels whose bfloat16 calls run float32 forms around bfloat16 loads and stores (`_BF16`): (forward, derivative,
-# W), the forward within W ULP of f(x). Only where that is faster than the lookup's gather: hardswish's plain form
-# (4M bfloat16 elements on one Zen 4 core: the lookup 1.76 ms forward, torch.hardswish 1.14).
-HALF_FORMS: dict[str, tuple[str, str, int]] = {"hardswish": ("hardswish_plain_f", "hardswish_plain_grad_f", 4)}
+# Kernels whose bfloat16 calls run float32 forms around bfloat16 loads and stores (`_BF16`): (forward, its doubted
+# lanes, derivative, W), the forward within W ULP of f(x) on the doubted lanes and correctly rounded to float32 on
+# the others. Only where that is faster than the lookup's gather: hardswish's (4M bfloat16 elements on one Zen 4
+# core, ns per element: the lookup 0.40, this form 0.28, torch.hardswish 0.26; notes/2026-12-07c).
+HALF_FORMS: dict[str, tuple[str, str, str, int]] = {
+    "hardswish": ("hardswish_half_f", "hardswish_half_doubt", "hardswish_plain_grad_f", 4)
+}
 
 _BUILT: dict[tuple[str, str], Callable | None] = {}
 _LOCK = threading.Lock()
@@ -3430,12 +3496,12 @@ def _compile(primitive: str, which: str, prefetch: bool | None = None) -> Callab
         fwd, bwd = "param_f", "param_grad_f"
         prelude += PARAMETRIZED[base].functions(value)
     if which == "fwd_bf16":
-        half_fwd, _, window = HALF_FORMS[primitive]
-        body = _BF16 + _UNARY_BF16.replace("FN", half_fwd).replace("WINDOW", str(window))
+        half_fwd, doubt, _, window = HALF_FORMS[primitive]
+        body = _BF16 + _UNARY_BF16.replace("FN", half_fwd).replace("DOUBT", doubt).replace("WINDOW", str(window))
         return mask_moves.load_pybinding(["const at::BFloat16*", "const float*", "at::BFloat16*", *["int64_t"] * 5],
                                          prelude + body)  # fmt: skip
     if which == "bwd_bf16":
-        body = _BF16 + _BINARY_BF16.replace("FN", HALF_FORMS[primitive][1])
+        body = _BF16 + _BINARY_BF16.replace("FN", HALF_FORMS[primitive][2])
         args = ["const at::BFloat16*", "const at::BFloat16*", "at::BFloat16*", *["int64_t"] * 6]
         return mask_moves.load_pybinding(args, prelude + body)
     if which == "fwd" and not gated:
