@@ -354,7 +354,9 @@ def _plain_sample() -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def _same_bits(a: torch.Tensor, b: torch.Tensor) -> bool:
-    return bool(((a.view(torch.int32) == b.view(torch.int32)) | (a.isnan() & b.isnan())).all())
+    """The same bit patterns (float32 or bfloat16, of one dtype), NaN for NaN."""
+    bits = torch.int32 if a.dtype == torch.float32 else torch.int16
+    return a.dtype == b.dtype and bool(((a.view(bits) == b.view(bits)) | (a.isnan() & b.isnan())).all())
 
 
 @needs_kernels
@@ -885,8 +887,55 @@ def test_gated_entries_take_the_kernels():
     assert of("clamped_swiglu", limit=7.0) == "clamped_swiglu" and of("clamped_swiglu", limit=6.0) is None
     swiglu = nonlin.spec("swiglu")
     assert dispatch.job_for(swiglu, torch.float32, swiglu.defaults()).native == "swiglu"
-    assert dispatch.job_for(swiglu, torch.bfloat16, swiglu.defaults()).native is None
+    assert dispatch.job_for(swiglu, torch.bfloat16, swiglu.defaults()).native is None  # (its gate table)
     assert dispatch.job_for(swiglu, torch.float32, {"beta": 2.0}).native is None
+    # bfloat16: the gated entries with no gate table (both halves nonlinear, or clamped) take the kernels too
+    for name in ("gtu", "clamped_swiglu", "swiglustep"):
+        s = nonlin.spec(name)
+        assert dispatch.job_for(s, torch.bfloat16, s.defaults()).native == name
+        assert dispatch.job_for(s, torch.float16, s.defaults()).native is None
+    clamped = nonlin.spec("clamped_swiglu")
+    assert dispatch.job_for(clamped, torch.bfloat16, {"limit": 6.0}).native is None
+
+
+@needs_kernels
+@pytest.mark.parametrize("name", sorted(native32.GATED))
+def test_bfloat16_gated_kernels_give_the_float32_kernels_results_rounded(name):
+    """`native32._GATED_BF16`: bfloat16 g, v (and go) widened, the float32 forms, each result rounded to bfloat16:
+    the float32 kernels' outputs on the widened inputs rounded by torch, bit for bit, packed in either order and
+    split (strided rows), rows of 130 and of 1000 (under AVX-512 2V elements a step, then V, then a partial vector),
+    with infinities, NaNs and signed zeros among the inputs; and a call of an entry whose bfloat16 job takes them."""
+    gen = torch.Generator().manual_seed(11)
+    for d in (130, 1000):
+        base = (torch.randn(24, 2 * d, generator=gen) * 4).to(torch.bfloat16)
+        base.view(-1)[::97] = (
+            torch.tensor([float("inf"), float("-inf"), float("nan"), 0.0, -0.0])
+            .repeat(base.numel() // 97 // 5 + 1)[: base.view(-1)[::97].numel()]
+            .to(torch.bfloat16)
+        )
+        go = (torch.randn(24, d, generator=gen) * 2).to(torch.bfloat16)
+        for value_first in (False, True):
+            ref = native32.packed_forward(name, base.float(), value_first).to(torch.bfloat16)
+            assert _same_bits(native32.packed_forward(name, base, value_first), ref)
+            ref_dx = native32.packed_backward(name, go.float(), base.float(), value_first).to(torch.bfloat16)
+            assert _same_bits(native32.packed_backward(name, go, base, value_first), ref_dx)
+        g, v = base[:, :d], base[:, d:]  # (strided rows)
+        assert _same_bits(
+            native32.gated_forward(name, g, v), native32.packed_forward(name, base.float()).to(torch.bfloat16)
+        )
+        dg, dv = torch.empty(24, d, dtype=torch.bfloat16), torch.empty(24, d, dtype=torch.bfloat16)
+        assert native32.gated_backward(name, go, g, v, dg, dv)
+        full = native32.packed_backward(name, go.float(), base.float()).to(torch.bfloat16)
+        assert _same_bits(torch.cat([dg, dv], dim=-1), full)
+    s = nonlin.spec(name)
+    if dispatch.job_for(s, torch.bfloat16, s.defaults()).native == name:
+        xb = base.clone().requires_grad_()
+        with route.pinned("large"):
+            y = F.function(name)(xb)
+        y.backward(go)
+        assert _same_bits(y, native32.packed_forward(name, base)) and _same_bits(
+            xb.grad, native32.packed_backward(name, go, base)
+        )
 
 
 # gtu, sigmoid(g) tanh(v): its value and gradients in float64 (scipy's expit, numpy's tanh and cosh: ~1e-16)

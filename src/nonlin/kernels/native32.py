@@ -2842,6 +2842,82 @@ extern "C" void kernel(const at::BFloat16* go_, const at::BFloat16* x_, at::BFlo
 }
 """
 
+# The gated kernels for bfloat16 g, v and outputs (`_BF16`'s loads and stores around the float32 forms): each
+# result rounded once more, float32 to bfloat16, as the generated float32 kernels round theirs; 2V elements per
+# AVX-512 step
+_GATED_BF16 = r"""
+extern "C" void kernel(const at::BFloat16* g_, const at::BFloat16* v_, at::BFloat16* out_, int64_t rows,
+                       int64_t width, int64_t s_g, int64_t s_v, int64_t s_out, int64_t g_at, int64_t v_at,
+                       int64_t threads) {
+  const Bits* g = reinterpret_cast<const Bits*>(g_);
+  const Bits* v = reinterpret_cast<const Bits*>(v_);
+  Bits* out = reinterpret_cast<Bits*>(out_);
+  for_blocks(rows, width, threads, [&](int64_t r, int64_t begin, int64_t end) {
+    const Bits* gr = g + g_at + r * s_g;
+    const Bits* vr = v + v_at + r * s_v;
+    Bits* o = out + r * s_out;
+    int64_t i = begin;
+    if constexpr (PAIRS) {
+      for (; i + 2 * V <= end; i += 2 * V) {
+        VF ge, go_, ve, vo;
+        pairs16(gr + i, ge, go_);
+        pairs16(vr + i, ve, vo);
+        store_pairs(FN(ge, ve), FN(go_, vo), o + i);
+      }
+    }
+    for (; i + V <= end; i += V) store_rounded(FN(widened(patterns16(gr + i)), widened(patterns16(vr + i))), o + i);
+    if (i < end) {
+      const int64_t n = end - i;
+      store_rounded(FN(widened(patterns16(gr + i, n)), widened(patterns16(vr + i, n))), o + i, n);
+    }
+  });
+}
+"""
+
+_GATED_GRAD_BF16 = r"""
+extern "C" void kernel(const at::BFloat16* go_, const at::BFloat16* g_, const at::BFloat16* v_, at::BFloat16* dg_,
+                       at::BFloat16* dv_, int64_t rows, int64_t width, int64_t s_go, int64_t s_g, int64_t s_v,
+                       int64_t s_dg, int64_t s_dv, int64_t g_at, int64_t v_at, int64_t threads) {
+  const Bits* go = reinterpret_cast<const Bits*>(go_);
+  const Bits* g = reinterpret_cast<const Bits*>(g_);
+  const Bits* v = reinterpret_cast<const Bits*>(v_);
+  Bits* dg = reinterpret_cast<Bits*>(dg_);
+  Bits* dv = reinterpret_cast<Bits*>(dv_);
+  for_blocks(rows, width, threads, [&](int64_t r, int64_t begin, int64_t end) {
+    const Bits* o = go + r * s_go;
+    const Bits* gr = g + g_at + r * s_g;
+    const Bits* vr = v + v_at + r * s_v;
+    Bits* a = dg + g_at + r * s_dg;
+    Bits* b = dv + v_at + r * s_dv;
+    VF da, db;
+    int64_t i = begin;
+    if constexpr (PAIRS) {
+      VF oe, oo, ge, go_, ve, vo, da2, db2;
+      for (; i + 2 * V <= end; i += 2 * V) {
+        pairs16(o + i, oe, oo);
+        pairs16(gr + i, ge, go_);
+        pairs16(vr + i, ve, vo);
+        FN(oe, ge, ve, da, db);
+        FN(oo, go_, vo, da2, db2);
+        store_pairs(da, da2, a + i);
+        store_pairs(db, db2, b + i);
+      }
+    }
+    for (; i + V <= end; i += V) {
+      FN(widened(patterns16(o + i)), widened(patterns16(gr + i)), widened(patterns16(vr + i)), da, db);
+      store_rounded(da, a + i);
+      store_rounded(db, b + i);
+    }
+    if (i < end) {
+      const int64_t n = end - i;
+      FN(widened(patterns16(o + i, n)), widened(patterns16(gr + i, n)), widened(patterns16(vr + i, n)), da, db);
+      store_rounded(da, a + i, n);
+      store_rounded(db, b + i, n);
+    }
+  });
+}
+"""
+
 _GATED = r"""
 extern "C" void kernel(const float* g, const float* v, float* out, int64_t rows, int64_t width, int64_t s_g,
                        int64_t s_v, int64_t s_out, int64_t g_at, int64_t v_at, int64_t threads) {
@@ -3495,6 +3571,13 @@ def _compile(primitive: str, which: str, prefetch: bool | None = None) -> Callab
     else:
         fwd, bwd = "param_f", "param_grad_f"
         prelude += PARAMETRIZED[base].functions(value)
+    if which in ("fwd_bf16", "bwd_bf16") and gated:
+        src, dst = "const at::BFloat16*", "at::BFloat16*"
+        if which == "fwd_bf16":
+            return mask_moves.load_pybinding([src, src, dst, *["int64_t"] * 8],
+                                             prelude + _BF16 + _GATED_BF16.replace("FN", fwd))  # fmt: skip
+        return mask_moves.load_pybinding([src, src, src, dst, dst, *["int64_t"] * 10],
+                                         prelude + _BF16 + _GATED_GRAD_BF16.replace("FN", bwd))  # fmt: skip
     if which == "fwd_bf16":
         half_fwd, doubt, _, window = HALF_FORMS[primitive]
         body = _BF16 + _UNARY_BF16.replace("FN", half_fwd).replace("DOUBT", doubt).replace("WINDOW", str(window))
@@ -3570,26 +3653,33 @@ def backward(primitive: str, go: torch.Tensor, x: torch.Tensor) -> torch.Tensor 
     return out if _run(primitive, "bwd", (go, x), (out,)) else None
 
 
+# The gated kernels' inputs and outputs are float32, or bfloat16 (`_GATED_BF16`: the float32 forms, each result
+# rounded to bfloat16)
+def _gated_which(which: str, dtype: torch.dtype) -> str:
+    return which if dtype == torch.float32 else which + "_bf16"
+
+
 def gated_forward(primitive: str, g: torch.Tensor, v: torch.Tensor) -> torch.Tensor | None:
-    """gate(g) v for float32 g and v of one shape (1-D or rows: the halves of a packed tensor need no copy), or
-    None where the kernel is not available."""
+    """gate(g) v for float32 or bfloat16 g and v of one shape (1-D or rows: the halves of a packed tensor need no
+    copy), or None where the kernel is not available."""
     out = empty(g.shape, g.dtype)
-    return out if _run(primitive, "fwd", (g, v), (out,)) else None
+    return out if _run(primitive, _gated_which("fwd", g.dtype), (g, v), (out,)) else None
 
 
 def gated_backward(
     primitive: str, go: torch.Tensor, g: torch.Tensor, v: torch.Tensor, dg: torch.Tensor, dv: torch.Tensor
 ) -> bool:
-    """dg = go v gate'(g), dv = go gate(g) (all of one shape, 1-D or rows), or False where the kernel is not
-    available."""
-    return _run(primitive, "bwd", (go, g, v), (dg, dv))
+    """dg = go v gate'(g), dv = go gate(g) (all of one shape and dtype, float32 or bfloat16; 1-D or rows), or
+    False where the kernel is not available."""
+    return _run(primitive, _gated_which("bwd", g.dtype), (go, g, v), (dg, dv))
 
 
 def packed_forward(primitive: str, x: torch.Tensor, value_first: bool = False) -> torch.Tensor | None:
     """gate(g) v of g and v the last dim's halves of a packed [..., 2d] x ([gate | value]; value_first:
     [value | gate]), read in place where x's rows collapse, [..., d] out; or None where the kernel is not
     available."""
-    k = _BUILT.get((primitive, "fwd")) or kernel(primitive, "fwd")
+    which = _gated_which("fwd", x.dtype)
+    k = _BUILT.get((primitive, which)) or kernel(primitive, which)
     if k is None:
         return None
     d2 = x.shape[-1]
@@ -3608,7 +3698,8 @@ def packed_backward(
 ) -> torch.Tensor | None:
     """The gradient of `packed_forward` for upstream gradient go ([..., d]): one [..., 2d] tensor, each half
     written by the kernel; or None where the kernel is not available."""
-    k = _BUILT.get((primitive, "bwd")) or kernel(primitive, "bwd")
+    which = _gated_which("bwd", x.dtype)
+    k = _BUILT.get((primitive, which)) or kernel(primitive, which)
     if k is None:
         return None
     d2 = x.shape[-1]
