@@ -938,6 +938,46 @@ def test_bfloat16_gated_kernels_give_the_float32_kernels_results_rounded(name):
         )
 
 
+@needs_kernels
+@pytest.mark.parametrize("name", sorted(native32.SILU_GATED))
+def test_bfloat16_silu_gated_products_on_a_midpoint_take_the_true_side(name):
+    """Below |g| = 2^-24 silu(g) is g / 2 in float32, so g / 2 * v (and go g / 2, d/dv) lands exactly on a midpoint
+    between two bfloat16s for some v: the kernels must give the true product's nearest bfloat16 (the true value
+    is off the midpoint by a factor 1 + g / 2 + ..., decided here at 40 digits by mpmath), where rounding the
+    float32 product to even picks the wrong side at about half of them (so the test can fail)."""
+    import mpmath
+
+    gen = torch.Generator().manual_seed(12)
+    # g: bfloat16 normals below 2^-24 and subnormals; v: short values making g / 2 * v a midpoint (9 bits, odd)
+    g = (torch.rand(4000, generator=gen) * 2 - 1) * torch.exp2(-torch.randint(25, 140, (4000,), generator=gen).float())
+    g = g.to(torch.bfloat16)
+    g = g[(g != 0) & (g.float().abs() < 2.0**-24)]
+    v = torch.randint(-6, 7, g.shape, generator=gen).float() + 0.5  # (|v| < 7: inside the clamps)
+    v = v.to(torch.bfloat16)
+    plain = (g.float() / 2 * v.float()).to(torch.bfloat16)
+    y = native32.gated_forward(name, g, v)
+    go = v  # d/dv = go silu(g): the same product
+    dg, dv = torch.empty_like(g), torch.empty_like(g)
+    assert native32.gated_backward(name, go, g, v, dg, dv)
+    mpmath.mp.dps = 40
+    on_midpoint = total_wrong_plain = 0
+    for gi, vi, yi, dvi, pi in zip(g.float().tolist(), v.float().tolist(), y.float().tolist(), dv.float().tolist(),
+                                   plain.float().tolist(), strict=True):  # fmt: skip
+        product = mpmath.mpf(gi) / 2 * mpmath.mpf(vi)
+        as_float32 = torch.tensor(float(product), dtype=torch.float32)
+        if (int(as_float32.view(torch.int32)) & 0xFFFF) != 0x8000:
+            continue  # not on a midpoint: plain rounding is right there
+        on_midpoint += 1
+        true = mpmath.mpf(gi) / (1 + mpmath.exp(-mpmath.mpf(gi))) * mpmath.mpf(vi)
+        lo = torch.tensor(float(product), dtype=torch.float32).view(torch.int32) - 0x8000
+        hi = lo + 0x10000
+        near = [t.view(torch.float32).to(torch.bfloat16).float().item() for t in (lo, hi)]
+        expected = min(near, key=lambda n: abs(mpmath.mpf(n) - true))
+        assert yi == expected and dvi == expected, (gi, vi, yi, dvi, expected)
+        total_wrong_plain += pi != expected
+    assert on_midpoint > 100 and total_wrong_plain > 10
+
+
 # gtu, sigmoid(g) tanh(v): its value and gradients in float64 (scipy's expit, numpy's tanh and cosh: ~1e-16)
 def _gtu_reference(g: np.ndarray, v: np.ndarray, go: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     s = sp.expit(g)
