@@ -80,6 +80,7 @@ REFERENCE = {
     # (30 x exact in float64; numpy's sin and cos reduce their argument exactly at every magnitude)
     "siren": (lambda x: np.sin(30.0 * x), lambda x: 30.0 * np.cos(30.0 * x)),
     "sqrtsoftplus": (lambda x: np.sqrt(np.logaddexp(0.0, x)), lambda x: _sqrtsoftplus_grad(x)),
+    "log_sigmoid": (lambda x: -np.logaddexp(0.0, -x), lambda x: sp.expit(-x)),
     # (the derivative's float64 terms cancel near its zeros, to ~2^-53 |x|: test_gcu_derivative_near_its_zeros)
     "gcu": (lambda x: x * np.cos(x), lambda x: np.cos(x) - x * np.sin(x)),
     "softcap": (
@@ -188,7 +189,9 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # lo; from -9 up silu's near forms on them: 1.13 / 1.15 on every 7th float32), siren 0.5001 / 0.5001 (sin and cos of the
 # exact 30 x in doubles, rounded once: also on every float32 of its reduced range, tools/sin_reduction_bound.py),
 # sqrtsoftplus 0.57 / 0.53 (below |x| = 8 its interval tables, 0.54 / 0.52 on 4M dense points; beyond, exp and
-# log1p in doubles to 2^-30, rounded once: 0.504 / 0.505), serf 0.64 / 0.64 (below |x| = 4 its
+# log1p in doubles to 2^-30, rounded once: 0.504 / 0.505), log_sigmoid 0.58 / 1.63 (below |x| = 8 its interval table,
+# beyond sqrtsoftplus's softplus in doubles; the derivative glu's sigma(g) v at g = -x, v = go: u = e^-|x| rounded,
+# below 1.92 as sigmoid's forward), serf 0.64 / 0.64 (below |x| = 4 its
 # interval tables, 0.53 / 0.57, up to 0.64 where x times the low part is subnormal; beyond, doubles: 0.51 / 0.56),
 # log_ndtr 0.56 / 0.60 (below |x| = 4 its interval tables, 0.62 / 0.59 on 4M dense points; beyond, doubles: the
 # left tail -x^2/2 + log z, Phi(-a) = e^{-a^2/2} z, the right -(Q + Q^2/2)), gcu 0.50 / 0.50 (siren's sine
@@ -222,6 +225,7 @@ BOUNDS = {
     "siren": (0.501, 0.501),
     "sqrtsoftplus": (0.6, 0.6),
     "gcu": (0.501, 0.501),
+    "log_sigmoid": (0.6, 2.0),
 }
 
 # the entries whose float32 calls take the kernels outside torch.compile too (elu's route there is torch's op:
@@ -441,6 +445,7 @@ def test_an_entry_written_as_the_primitive_takes_it():
     assert of("lecun_tanh") == "lecun_tanh" and of("penalized_tanh", a=0.25) is None
     assert of("siren", omega_0=30.0) == "siren" and of("siren", omega_0=10.0) is None and of("sin") is None
     assert of("sqrtsoftplus") == "sqrtsoftplus" and of("softplus", beta=1.0) is None and of("gcu") == "gcu"
+    assert of("log_sigmoid") == "log_sigmoid"
 
 
 # The interval tables (native32's `table_parts`): primitive -> (the backward's range's edge A or None, the
@@ -458,6 +463,7 @@ TABLES = {
     "log_ndtr": (4.0, None, 4.0),
     "lecun_tanh": (4.0, None, 8.0),
     "sqrtsoftplus": (8.0, None, 8.0),
+    "log_sigmoid": (None, None, 8.0),
     "tanh": (None, None, 4.0),  # (lisht's forward table: tanh(x) = x F; no backward table)
 }
 
@@ -483,6 +489,7 @@ TABLE_ROWS = {
     "LECUN_TANH_GRAD_TABLE": 0.125,
     "SQRTSOFTPLUS_TABLE": 0.25,
     "SQRTSOFTPLUS_GRAD_TABLE": 0.25,
+    "LOG_SIGMOID_TABLE": 0.25,
 }
 
 
