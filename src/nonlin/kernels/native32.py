@@ -1,7 +1,7 @@
 """float32 CPU kernels written by hand with ATen's vector types and FMA: sigmoid, tanh, silu, quick_gelu, gelu,
 gelu_tanh, elu, selu, tanhshrink, softcap, clipped_gelu, laplace, ndtr, hardswish, lecun_tanh, lisht, tanhexp,
-siren, sqrtsoftplus, gcu, serf, log_ndtr, log_sigmoid, glu, swiglu, geglu, gtu, swiglustep and clamped_swiglu,
-forward and backward (entries with parameters at their defaults, compiled in).
+siren, sqrtsoftplus, gcu, snake, serf, log_ndtr, log_sigmoid, glu, swiglu, geglu, gtu, swiglustep and
+clamped_swiglu, forward and backward (entries with parameters at their defaults, compiled in).
 
 The generated float32 forms (`nonlin.ops.torch_compiled`: sigmoid_float32, the float64-assembled sech2) are
 exact to ~1 ULP but cost 1.7-3 ns per element as inductor compiles them (no FMA: inductor builds with
@@ -16,9 +16,9 @@ Only +, -, *, /, fma, round-to-nearest-even, min/max, bit operations, table look
 interval tables: the floor of P x + 16 converted to int32, exact, then vpermt2ps, or AVX2's vpermps and blends: the
 same values), an int32 -> float32 bit cast (AVX-512's
 vscalefps for a power-of-two scale, which rounds once as the portable two-step form does) and float32 <-> float64
-conversions (siren, gcu and sqrtsoftplus compute in doubles, whose range reductions are exact there, and serf, erf of a softplus, and log_ndtr, a
-log of Phi's tails, beyond their tables), int64 bit operations on doubles, and, for siren's
-and gcu's arguments beyond 2^22 only, the C library's double sin and cos (the same scalar calls under either ISA):
+conversions (siren, gcu, snake and sqrtsoftplus compute in doubles, whose range reductions are exact there, and serf, erf of a softplus, log_ndtr, a
+log of Phi's tails, and log_sigmoid, a softplus, beyond their tables), int64 bit operations on doubles, and, for siren's,
+gcu's and snake's arguments beyond 2^22 only, the C library's double sin and cos (the same scalar calls under either ISA):
 every other operation is correctly rounded IEEE arithmetic, so the bits are the same under AVX2 and AVX-512 (tests/kernels/
 test_native32.py runs under each in .ci/isa_matrix.py). Where inductor picks no vector ISA it builds with its
 fast-math flags, which reassociate the error-free sums: there these kernels are not used (`available`) and the
@@ -1379,6 +1379,43 @@ ALWAYS static inline VF gcu_grad_f(VF go, VF x) {
   const VF near = x.abs() < C(static_cast<float>(SIN_NEAR));
   if (every(near)) return y;
   const VF far = scalar_lanes(go, x, [](double g, double v) { return g * (std::cos(v) - v * std::sin(v)); });
+  return blend(far, y, near);
+}
+
+// snake at a = 1, x + sin^2 x, and its derivative go (sin x + cos x)^2 (the catalog's square, not 1 + sin 2x, which
+// cancels at the derivative's double zeros), in doubles from siren's pieces (w = 1), rounded once. The forward's
+// sum cancels at most 1.8x (x + sin^2 x from x = -0.8; sin^2 x to 2^-35 relative); the derivative's sin x + cos x
+// cancels near its zeros, x = -pi/4 + k pi: sine and cosine to 2^-54 (FULL), so its value, at least ~2^-24 |x| at
+// the float32s nearest a zero, keeps float32's precision. Beyond |x| = 2^22, the C library's sin and cos
+ALWAYS static inline VD snake_d(VD x) {
+  const VD s = sin_quarter_turns<0>(x);
+  return at::vec::fmadd(s, s, x);
+}
+ALWAYS static inline VD snake_grad_d(VD go, VD x) {
+  SinCos t;
+  sin_cos_parts<true>(x, t);
+  const VD sum = quarter_turns<0>(t) + quarter_turns<1>(t);
+  return go * (sum * sum);
+}
+ALWAYS static inline VF snake_f(VF x) {
+  VD xl, xh;
+  widen(x, xl, xh);
+  const VF y = narrow(snake_d(xl), snake_d(xh));
+  const VF near = x.abs() < C(static_cast<float>(SIN_NEAR));
+  if (every(near)) return y;
+  return blend(scalar_lanes(x, x, [](double, double v) { return v + std::sin(v) * std::sin(v); }), y, near);
+}
+ALWAYS static inline VF snake_grad_f(VF go, VF x) {
+  VD gl, gh, xl, xh;
+  widen(go, gl, gh);
+  widen(x, xl, xh);
+  const VF y = narrow(snake_grad_d(gl, xl), snake_grad_d(gh, xh));
+  const VF near = x.abs() < C(static_cast<float>(SIN_NEAR));
+  if (every(near)) return y;
+  const VF far = scalar_lanes(go, x, [](double g, double v) {
+    const double sum = std::sin(v) + std::cos(v);
+    return g * (sum * sum);
+  });
   return blend(far, y, near);
 }
 
@@ -3027,6 +3064,7 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
     "sqrtsoftplus": ("sqrtsoftplus_f", "sqrtsoftplus_grad_f"),
     "log_sigmoid": ("log_sigmoid_f", "log_sigmoid_grad_f"),
     "gcu": ("gcu_f", "gcu_grad_f"),
+    "snake": ("snake_f", "snake_grad_f"),
     "lecun_tanh": ("lecun_tanh_f", "lecun_tanh_grad_f"),
     "lisht": ("lisht_f", "lisht_grad_f"),
     "gelu_tanh": ("gelu_tanh_f", "gelu_tanh_grad_f"),
@@ -3826,6 +3864,7 @@ FORMS: dict[str, tuple] = {
     "siren": ("entry", "siren"),
     "sqrtsoftplus": ("entry", "sqrtsoftplus"),
     "log_sigmoid": ("log_sigmoid", "x"),
+    "snake": ("entry", "snake"),
     "gcu": ("mul", "x", ("cos", "x")),
     "lecun_tanh": ("mul", LECUN_A, ("tanh", ("mul", "x", LECUN_B))),
     "lisht": ("mul", "x", ("tanh", "x")),
