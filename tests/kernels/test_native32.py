@@ -3,6 +3,8 @@ edges, the same bits in the vector body, the partial tail and across threads, an
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 import scipy.special as sp
@@ -83,6 +85,8 @@ REFERENCE = {
     "log_sigmoid": (lambda x: -np.logaddexp(0.0, -x), lambda x: sp.expit(-x)),
     # (numpy's sin and cos reduce exactly; the derivative's sum cancels near its zeros to ~2^-53, far below float32's)
     "snake": (lambda x: x + np.sin(x) ** 2, lambda x: (np.sin(x) + np.cos(x)) ** 2),
+    "mish": (lambda x: _mish(x, 0.0)[0], lambda x: _mish(x, 0.0)[1]),
+    "mila": (lambda x: _mish(x, -0.25)[0], lambda x: _mish(x, -0.25)[1]),
     # (the derivative's float64 terms cancel near its zeros, to ~2^-53 |x|: test_gcu_derivative_near_its_zeros)
     "gcu": (lambda x: x * np.cos(x), lambda x: np.cos(x) - x * np.sin(x)),
     "softcap": (
@@ -90,6 +94,43 @@ REFERENCE = {
         lambda x: np.where(np.isinf(x), 0.0, 1.0 / np.cosh(np.minimum(np.abs(x / 50.0), 355.0)) ** 2),
     ),
 }
+
+
+def _mish(x: np.ndarray, shift: float) -> tuple[np.ndarray, np.ndarray]:
+    """x tanh(s), s = softplus(x + shift), and its derivative tanh(s) + x sech^2(s) sigma(x + shift), in float64 (the
+    derivative's terms cancel near its zero to ~2^-54, far below float32's ULP there); at -inf -0 and -0 (the limits
+    of x e^x and e^x (1 + x)), at +inf +inf and 1."""
+    with np.errstate(all="ignore"):
+        s = np.logaddexp(0.0, x + shift)
+        y = np.where(np.isneginf(x), -0.0, x * np.tanh(s))
+        finite_x = np.where(np.isinf(x), 0.0, x)
+        d = np.tanh(s) + finite_x / np.cosh(np.minimum(s, 355.0)) ** 2 * sp.expit(x + shift)
+        # (below -50, e^(x + shift) (1 + x) to e^-50 relative, whose underflow keeps the true value's sign: -0)
+        d = np.where(x < -50.0, np.exp(x + shift) * (1.0 + x), d)
+        # near the derivative's zero x0, where the float64 terms cancel to ~2^-54 absolute (1.6 ULP of the value at
+        # the float32s nearest it): its Taylor series at x0 (mpmath at 40 digits), in d = x - x0 exactly
+        x0_hi, x0_lo, coefficients = _mish_grad_zero(shift)
+        dx = (x - x0_hi) - x0_lo
+        near = np.abs(dx) < 2.0**-10
+        d = np.where(near, np.polynomial.polynomial.polyval(np.where(near, dx, 0.0), coefficients), d)
+    return y, np.where(np.isneginf(x), -0.0, np.where(np.isposinf(x), 1.0, d))
+
+
+@functools.cache
+def _mish_grad_zero(shift: float) -> tuple[float, float, list[float]]:
+    """The zero x0 of d/dx x tanh(softplus(x + shift)) as a float64 pair and the derivative's Taylor coefficients
+    there to degree 4 (the remainder below 2^-40 of the value within 2^-10 of x0)."""
+    import mpmath
+
+    with mpmath.workdps(40):
+
+        def f(x):
+            s = mpmath.log1p(mpmath.exp(x + shift))
+            return mpmath.tanh(s) + x * mpmath.sech(s) ** 2 / (1 + mpmath.exp(-(x + shift)))
+
+        x0 = mpmath.findroot(f, -1.17)
+        hi = float(x0)
+        return hi, float(x0 - hi), [float(c) for c in mpmath.taylor(f, x0, 4)]
 
 
 def _tanhshrink(x: np.ndarray) -> np.ndarray:
@@ -194,7 +235,11 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # log1p in doubles to 2^-30, rounded once: 0.504 / 0.505), log_sigmoid 0.58 / 1.63 (below |x| = 8 its interval table,
 # beyond sqrtsoftplus's softplus in doubles; the derivative glu's sigma(g) v at g = -x, v = go: u = e^-|x| rounded,
 # below 1.92 as sigmoid's forward), snake 0.5000 / 0.5000 (x + sin^2 x and (sin x + cos x)^2 from gcu's sine and
-# cosine in doubles, rounded once: on 1M points over [-50, 50] with go ~ N(0, 1)), serf 0.64 / 0.64 (below |x| = 4 its
+# cosine in doubles, rounded once: on 1M points over [-50, 50] with go ~ N(0, 1)), mish 0.59 / 0.55 and mila 0.58 /
+# 0.58 (below |x| = 8 and 4 interval tables, the derivative's zero carried; beyond, softplus, tanh and sech^2 in
+# doubles: on 600K points over [-30, 30] and 10K over [-120, -80], go ~ N(0, 1) scaled by 1 and 2^+-40; the forward
+# 1.0 just above x = 2^-126, where x times the table's low part rounds on the subnormal grid, half an ULP of the
+# result), serf 0.64 / 0.64 (below |x| = 4 its
 # interval tables, 0.53 / 0.57, up to 0.64 where x times the low part is subnormal; beyond, doubles: 0.51 / 0.56),
 # log_ndtr 0.56 / 0.60 (below |x| = 4 its interval tables, 0.62 / 0.59 on 4M dense points; beyond, doubles: the
 # left tail -x^2/2 + log z, Phi(-a) = e^{-a^2/2} z, the right -(Q + Q^2/2)), gcu 0.50 / 0.50 (siren's sine
@@ -230,6 +275,8 @@ BOUNDS = {
     "gcu": (0.501, 0.501),
     "log_sigmoid": (0.6, 2.0),
     "snake": (0.501, 0.501),
+    "mish": (1.05, 0.75),
+    "mila": (1.05, 0.75),
 }
 
 # the entries whose float32 calls take the kernels outside torch.compile too (elu's route there is torch's op:
@@ -450,6 +497,7 @@ def test_an_entry_written_as_the_primitive_takes_it():
     assert of("siren", omega_0=30.0) == "siren" and of("siren", omega_0=10.0) is None and of("sin") is None
     assert of("sqrtsoftplus") == "sqrtsoftplus" and of("softplus", beta=1.0) is None and of("gcu") == "gcu"
     assert of("log_sigmoid") == "log_sigmoid" and of("snake", a=1.0) == "snake" and of("snake", a=2.0) is None
+    assert of("mish") == "mish" and of("mila", beta=-0.25) == "mila" and of("mila", beta=0.0) is None
 
 
 # The interval tables (native32's `table_parts`): primitive -> (the backward's range's edge A or None, the
@@ -468,6 +516,8 @@ TABLES = {
     "lecun_tanh": (4.0, None, 8.0),
     "sqrtsoftplus": (8.0, None, 8.0),
     "log_sigmoid": (None, None, 8.0),
+    "mish": (4.0, native32.MISH_X0[0], 8.0),
+    "mila": (4.0, native32.MILA_X0[0], 8.0),
     "tanh": (None, None, 4.0),  # (lisht's forward table: tanh(x) = x F; no backward table)
 }
 
@@ -494,6 +544,10 @@ TABLE_ROWS = {
     "SQRTSOFTPLUS_TABLE": 0.25,
     "SQRTSOFTPLUS_GRAD_TABLE": 0.25,
     "LOG_SIGMOID_TABLE": 0.25,
+    "MISH_TABLE": 0.25,
+    "MISH_GRAD_TABLE": 0.125,
+    "MILA_TABLE": 0.25,
+    "MILA_GRAD_TABLE": 0.125,
 }
 
 
