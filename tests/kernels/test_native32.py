@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 
+import mpmath
 import numpy as np
 import pytest
 import scipy.special as sp
@@ -87,6 +88,7 @@ REFERENCE = {
     "snake": (lambda x: x + np.sin(x) ** 2, lambda x: (np.sin(x) + np.cos(x)) ** 2),
     "mish": (lambda x: _mish(x, 0.0)[0], lambda x: _mish(x, 0.0)[1]),
     "mila": (lambda x: _mish(x, -0.25)[0], lambda x: _mish(x, -0.25)[1]),
+    "golu": (lambda x: _golu(x)[0], lambda x: _golu(x)[1]),
     # (the derivative's float64 terms cancel near its zeros, to ~2^-53 |x|: test_gcu_derivative_near_its_zeros)
     "gcu": (lambda x: x * np.cos(x), lambda x: np.cos(x) - x * np.sin(x)),
     "softcap": (
@@ -97,9 +99,9 @@ REFERENCE = {
 
 
 def _mish(x: np.ndarray, shift: float) -> tuple[np.ndarray, np.ndarray]:
-    """x tanh(s), s = softplus(x + shift), and its derivative tanh(s) + x sech^2(s) sigma(x + shift), in float64 (the
-    derivative's terms cancel near its zero to ~2^-54, far below float32's ULP there); at -inf -0 and -0 (the limits
-    of x e^x and e^x (1 + x)), at +inf +inf and 1."""
+    """x tanh(s), s = softplus(x + shift), and its derivative tanh(s) + x sech^2(s) sigma(x + shift), in float64 (near
+    the derivative's zero its Taylor series, `_near_zero`); at -inf -0 and -0 (the limits of x e^x and e^x (1 + x)),
+    at +inf +inf and 1."""
     with np.errstate(all="ignore"):
         s = np.logaddexp(0.0, x + shift)
         y = np.where(np.isneginf(x), -0.0, x * np.tanh(s))
@@ -107,30 +109,56 @@ def _mish(x: np.ndarray, shift: float) -> tuple[np.ndarray, np.ndarray]:
         d = np.tanh(s) + finite_x / np.cosh(np.minimum(s, 355.0)) ** 2 * sp.expit(x + shift)
         # (below -50, e^(x + shift) (1 + x) to e^-50 relative, whose underflow keeps the true value's sign: -0)
         d = np.where(x < -50.0, np.exp(x + shift) * (1.0 + x), d)
-        # near the derivative's zero x0, where the float64 terms cancel to ~2^-54 absolute (1.6 ULP of the value at
-        # the float32s nearest it): its Taylor series at x0 (mpmath at 40 digits), in d = x - x0 exactly
-        x0_hi, x0_lo, coefficients = _mish_grad_zero(shift)
-        dx = (x - x0_hi) - x0_lo
-        near = np.abs(dx) < 2.0**-10
-        d = np.where(near, np.polynomial.polynomial.polyval(np.where(near, dx, 0.0), coefficients), d)
+    d = _near_zero("mila" if shift else "mish", x, d)
     return y, np.where(np.isneginf(x), -0.0, np.where(np.isposinf(x), 1.0, d))
 
 
+def _golu(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x F, F = exp(-e^-x), and its derivative F (1 + x e^-x), in float64 (near the derivative's zero its Taylor
+    series); below -6.5, where both are below 2^-280, -0 (their limits' sign, as at -inf); at +inf +inf and 1."""
+    with np.errstate(all="ignore"):
+        w = np.exp(-x)
+        f = np.exp(-w)
+        y = np.where(x < -6.5, -0.0, x * f)
+        d = f * (1.0 + np.where(np.isinf(x), 0.0, x) * w)
+    d = _near_zero("golu", x, d)
+    return y, np.where(x < -6.5, -0.0, np.where(np.isposinf(x), 1.0, d))
+
+
+def _mish_grad_mp(shift):
+    def f(x):
+        s = mpmath.log1p(mpmath.exp(x + shift))
+        return mpmath.tanh(s) + x * mpmath.sech(s) ** 2 / (1 + mpmath.exp(-(x + shift)))
+
+    return f
+
+
+# derivatives whose float64 terms cancel near a zero (to ~2^-54 absolute: 1.6 ULP of the value at the float32s
+# nearest it): the function in mpmath and a guess of the zero
+_ZEROS = {
+    "mish": (_mish_grad_mp(0.0), -1.19),
+    "mila": (_mish_grad_mp(-0.25), -1.15),
+    "golu": (lambda x: mpmath.exp(-mpmath.exp(-x)) * (1 + x * mpmath.exp(-x)), -0.57),
+}
+
+
 @functools.cache
-def _mish_grad_zero(shift: float) -> tuple[float, float, list[float]]:
-    """The zero x0 of d/dx x tanh(softplus(x + shift)) as a float64 pair and the derivative's Taylor coefficients
-    there to degree 4 (the remainder below 2^-40 of the value within 2^-10 of x0)."""
-    import mpmath
-
+def _zero_series(name: str) -> tuple[float, float, list[float]]:
+    """The zero x0 of `_ZEROS[name]` as a float64 pair and the function's Taylor coefficients there to degree 4
+    (mpmath at 40 digits; the remainder below 2^-40 of the value within 2^-10 of x0)."""
+    f, guess = _ZEROS[name]
     with mpmath.workdps(40):
-
-        def f(x):
-            s = mpmath.log1p(mpmath.exp(x + shift))
-            return mpmath.tanh(s) + x * mpmath.sech(s) ** 2 / (1 + mpmath.exp(-(x + shift)))
-
-        x0 = mpmath.findroot(f, -1.17)
+        x0 = mpmath.findroot(f, guess)
         hi = float(x0)
         return hi, float(x0 - hi), [float(c) for c in mpmath.taylor(f, x0, 4)]
+
+
+def _near_zero(name: str, x: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """d with its values within 2^-10 of the zero replaced by the Taylor series there, in x - x0 exactly."""
+    x0_hi, x0_lo, coefficients = _zero_series(name)
+    dx = (x - x0_hi) - x0_lo
+    near = np.abs(dx) < 2.0**-10
+    return np.where(near, np.polynomial.polynomial.polyval(np.where(near, dx, 0.0), coefficients), d)
 
 
 def _tanhshrink(x: np.ndarray) -> np.ndarray:
@@ -239,7 +267,9 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # 0.58 (below |x| = 8 and 4 interval tables, the derivative's zero carried; beyond, softplus, tanh and sech^2 in
 # doubles: on 600K points over [-30, 30] and 10K over [-120, -80], go ~ N(0, 1) scaled by 1 and 2^+-40; the forward
 # 1.0 just above x = 2^-126, where x times the table's low part rounds on the subnormal grid, half an ULP of the
-# result), serf 0.64 / 0.64 (below |x| = 4 its
+# result), golu 0.77 / 0.86 (below |x| = 2 interval tables, the derivative's zero carried, 0.55 / 0.57; from 2 up
+# float32, w = e^-x rounded and expm1(-w)'s series; below -2, e^-e^-x in doubles by exp_d's full series: on 600K
+# points over [-8, 30] with go scaled as mish's; the forward's edge above 2^-126 as mish's), serf 0.64 / 0.64 (below |x| = 4 its
 # interval tables, 0.53 / 0.57, up to 0.64 where x times the low part is subnormal; beyond, doubles: 0.51 / 0.56),
 # log_ndtr 0.56 / 0.60 (below |x| = 4 its interval tables, 0.62 / 0.59 on 4M dense points; beyond, doubles: the
 # left tail -x^2/2 + log z, Phi(-a) = e^{-a^2/2} z, the right -(Q + Q^2/2)), gcu 0.50 / 0.50 (siren's sine
@@ -277,6 +307,7 @@ BOUNDS = {
     "snake": (0.501, 0.501),
     "mish": (1.05, 0.75),
     "mila": (1.05, 0.75),
+    "golu": (1.05, 0.95),
 }
 
 # the entries whose float32 calls take the kernels outside torch.compile too (elu's route there is torch's op:
@@ -498,6 +529,7 @@ def test_an_entry_written_as_the_primitive_takes_it():
     assert of("sqrtsoftplus") == "sqrtsoftplus" and of("softplus", beta=1.0) is None and of("gcu") == "gcu"
     assert of("log_sigmoid") == "log_sigmoid" and of("snake", a=1.0) == "snake" and of("snake", a=2.0) is None
     assert of("mish") == "mish" and of("mila", beta=-0.25) == "mila" and of("mila", beta=0.0) is None
+    assert of("golu", alpha=1.0, beta=1.0, gamma=1.0) == "golu" and of("golu", alpha=1.0, beta=1.0, gamma=2.0) is None
 
 
 # The interval tables (native32's `table_parts`): primitive -> (the backward's range's edge A or None, the
@@ -518,11 +550,15 @@ TABLES = {
     "log_sigmoid": (None, None, 8.0),
     "mish": (4.0, native32.MISH_X0[0], 8.0),
     "mila": (4.0, native32.MILA_X0[0], 8.0),
+    "golu": (2.0, native32.GOLU_X0[0], 2.0),
     "tanh": (None, None, 4.0),  # (lisht's forward table: tanh(x) = x F; no backward table)
 }
 
-# The tables the kernels evaluate in float32 arithmetic alone (native32's `plain_table_value`): their own bound
-PLAIN_TABLE_BOUNDS = {"silu": 2.5}
+# The tables the kernels evaluate in float32 arithmetic alone (native32's `plain_table_value`): their own bound; and
+# golu's derivative, whose zero -Omega lies half an ULP from its float32: at the float32s nearest it x - x0 is mostly
+# the zero's low part, whose product with F is rounded to float32 before the sum (`grad_table_parts`), 1.18 ULP with
+# go = 1 against mpmath (the others' zeros lie nearer a float32)
+PLAIN_TABLE_BOUNDS = {"silu": 2.5, "golu": 1.25}
 
 # Each table and its intervals' half-width (the range's edge / 32)
 TABLE_ROWS = {
@@ -548,6 +584,8 @@ TABLE_ROWS = {
     "MISH_GRAD_TABLE": 0.125,
     "MILA_TABLE": 0.25,
     "MILA_GRAD_TABLE": 0.125,
+    "GOLU_TABLE": 0.0625,
+    "GOLU_GRAD_TABLE": 0.0625,
 }
 
 

@@ -1,7 +1,7 @@
 """float32 CPU kernels written by hand with ATen's vector types and FMA: sigmoid, tanh, silu, quick_gelu, gelu,
 gelu_tanh, elu, selu, tanhshrink, softcap, clipped_gelu, laplace, ndtr, hardswish, lecun_tanh, lisht, tanhexp,
-siren, sqrtsoftplus, gcu, snake, mish, mila, serf, log_ndtr, log_sigmoid, glu, swiglu, geglu, gtu, swiglustep and
-clamped_swiglu, forward and backward (entries with parameters at their defaults, compiled in).
+siren, sqrtsoftplus, gcu, snake, mish, mila, golu, serf, log_ndtr, log_sigmoid, glu, swiglu, geglu, gtu, swiglustep
+and clamped_swiglu, forward and backward (entries with parameters at their defaults, compiled in).
 
 The generated float32 forms (`nonlin.ops.torch_compiled`: sigmoid_float32, the float64-assembled sech2) are
 exact to ~1 ULP but cost 1.7-3 ns per element as inductor compiles them (no FMA: inductor builds with
@@ -17,7 +17,8 @@ interval tables: the floor of P x + 16 converted to int32, exact, then vpermt2ps
 same values), an int32 -> float32 bit cast (AVX-512's
 vscalefps for a power-of-two scale, which rounds once as the portable two-step form does) and float32 <-> float64
 conversions (siren, gcu, snake and sqrtsoftplus compute in doubles, whose range reductions are exact there, and serf, erf of a softplus, log_ndtr, a
-log of Phi's tails, log_sigmoid, a softplus, and mish and mila, tanh of a softplus, beyond their tables), int64 bit operations on doubles, and, for siren's,
+log of Phi's tails, log_sigmoid, a softplus, mish and mila, tanh of a softplus, and golu below -2, beyond their
+tables), int64 bit operations on doubles, and, for siren's,
 gcu's and snake's arguments beyond 2^22 only, the C library's double sin and cos (the same scalar calls under either ISA):
 every other operation is correctly rounded IEEE arithmetic, so the bits are the same under AVX2 and AVX-512 (tests/kernels/
 test_native32.py runs under each in .ci/isa_matrix.py). Where inductor picks no vector ISA it builds with its
@@ -49,7 +50,7 @@ and gelu_tanh (silu's forms on their z with the exponential carried as uh + ul, 
 `silu_grad_near_of`), gelu,
 geglu and clipped_gelu below |x| = 4 from interval tables (a degree-6 polynomial per quarter, its coefficients
 looked up per lane: `table_parts`; so are serf, tanhexp, tanhshrink, lisht, lecun_tanh, sqrtsoftplus, log_ndtr,
-log_sigmoid, mish, mila and silu's derivative) and beyond from
+log_sigmoid, mish, mila, golu and silu's derivative) and beyond from
 -9 up (`gauss_near`: e^{-a^2/2} from the same exponential, erfcx's fit by Estrin's scheme, one corrected
 quotient), ndtr and laplace on every finite z (the same pieces, the exponential scaled by a power of two chosen per
 lane in the far tails: `norm_cdf_near`, `pdf_near`), swiglu, glu and gtu for |g| <= 60
@@ -1421,16 +1422,19 @@ ALWAYS static inline VF snake_grad_f(VF go, VF x) {
 
 // e^z in doubles for -700 <= z <= 0 (the softplus family's u = e^-|x|): k = round(z / ln 2) (z / ln 2 + 1.5 2^52
 // rounds to an integer, k in its low bits), r = z - k ln 2 by two fmas (|r| <= ln 2 / 2), e^r by Taylor's series to
-// r^8 (the next term is below 2^-32 relative), 2^k added to the exponent's bits (a normal double: k >= -1010)
+// r^8 (the next term is below 2^-32 relative), or FULL to r^13 (2^-52: golu's e^-e^-x, whose outer exponential
+// multiplies the inner one's relative error by e^-x, up to 700), 2^k added to the exponent's bits (a normal
+// double: k >= -1010)
 constexpr double LOG2E_D = 0x1.71547652b82fep+0, LN2_HI_D = 0x1.62e42fefa39efp-1, LN2_LO_D = 0x1.abc9e3b39803fp-56;
-ALWAYS static inline VD exp_d(VD z) {
+template <bool FULL = false> ALWAYS static inline VD exp_d(VD z) {
   const VD kk = at::vec::fmadd(z, VD(LOG2E_D), VD(ROUND_MAGIC));
   const VD k = kk - VD(ROUND_MAGIC);
   VD r = at::vec::fmadd(k, VD(-LN2_HI_D), z);
   r = at::vec::fmadd(k, VD(-LN2_LO_D), r);
-  static constexpr double taylor[] = {1.0, 1.0, 0.5, 1.0 / 6.0, 1.0 / 24.0, 1.0 / 120.0, 1.0 / 720.0,
-                                      1.0 / 5040.0, 1.0 / 40320.0};
-  const VD e = poly_d<9>(r, taylor);
+  static constexpr double taylor[] = {1.0, 1.0, 0.5, 1.0 / 6.0, 1.0 / 24.0, 1.0 / 120.0, 1.0 / 720.0, 1.0 / 5040.0,
+                                      1.0 / 40320.0, 1.0 / 362880.0, 1.0 / 3628800.0, 1.0 / 39916800.0,
+                                      1.0 / 479001600.0, 1.0 / 6227020800.0};
+  const VD e = poly_d<FULL ? 14 : 9>(r, taylor);
   return double_of(bits_of(e) + (bits_of(kk) << VL(52)));
 }
 // log(1 + u) for 0 <= u <= 1 in doubles: y = 1 + u (rounded: 2^-53 absolute), m = y, or y / 2 above sqrt 2, f = m - 1
@@ -2606,6 +2610,79 @@ ALWAYS static inline VF mish_grad_f(VF go, VF x) { return mish_grad_of<false>(go
 ALWAYS static inline VF mila_f(VF x) { return mish_of<true>(x); }
 ALWAYS static inline VF mila_grad_f(VF go, VF x) { return mish_grad_of<true>(go, x); }
 
+// golu at alpha = beta = gamma = 1, x exp(-e^-x): below |x| = 2 x F from GOLU_T and the derivative from GOLU_GRAD_T
+// (native32's interval tables, the derivative's zero x0 = -Omega carried as x - x0; a go outside [2^-32, 2^32] as
+// mish's); from 2 up float32 (golu_right, below); below -2, doubles: w = e^-x (the reciprocal of e^x), F = e^-w by
+// exp_d's FULL series (the outer exponential multiplies the inner's relative error by w: 2^-52 w), golu' = F (1 + x
+// w), which does not cancel there (1 + x w < -13.7). Below x = -6.5 (w > 665) F and its products are below 2^-280:
+// -0 and a zero of -go's sign (x e^x e^-e^-x's and the derivative's limits, also at -inf)
+ALWAYS static inline void golu_parts_d(VD x, VD& w, VD& f) {
+  const VD e = exp_d<true>(-at::vec::minimum(x.abs(), VD(700.0)));  // (NaN stays NaN)
+  w = VD::blendv(e, VD(1.0) / e, x < VD(0.0));
+  f = exp_d<true>(-at::vec::minimum(w, VD(700.0)));
+}
+ALWAYS static inline VD golu_d(VD x) {
+  VD w, f;
+  golu_parts_d(x, w, f);
+  return VD::blendv(x * f, VD(-0.0), x < VD(-6.5));
+}
+ALWAYS static inline VD golu_grad_d(VD go, VD x) {
+  VD w, f;
+  golu_parts_d(x, w, f);
+  const VD d = f * at::vec::fmadd(at::vec::minimum(x, VD(1e4)), w, VD(1.0));
+  return VD::blendv(go * d, go * VD(-0.0), x < VD(-6.5));
+}
+// from x = 2 on in float32: w = e^-x rounded (exp_near: 1.42 2^-24), F = 1 + p, p = expm1(-w) by its series to w^5
+// (w <= e^-2: the next term 2^-30 of p), golu = x + x p rounded once; golu' = F (1 + x w) = 1 + q, q = p + x w (1 +
+// p) > 0 (x w >= 2 w > |p|: no cancellation), go + go q rounded once: q to ~2^-24 of 1, within ~1 ULP. Beyond 60
+// (w < 2^-86) golu = x and golu' = 1 (also at +inf, where x p would be NaN)
+ALWAYS static inline void golu_right_parts(VF x, VF& w, VF& p) {
+  VF e, t;
+  exp_near(at::vec::minimum(x.abs(), C(60.0f)), e, t);
+  w = fma_(e, t, t);
+  VF s = fma_(w, C(1.0f / 120.0f), C(-1.0f / 24.0f));
+  s = fma_(s, w, C(1.0f / 6.0f));
+  s = fma_(s, w, C(-0.5f));
+  p = -(w * fma_(s, w, C(1.0f)));
+}
+ALWAYS static inline VF golu_right(VF x) {
+  VF w, p;
+  golu_right_parts(x, w, p);
+  return blend(fma_(x, p, x), x, x > C(60.0f));
+}
+ALWAYS static inline VF golu_grad_right(VF go, VF x) {
+  VF w, p;
+  golu_right_parts(x, w, p);
+  const VF xw = x * w;
+  return blend(fma_(go, fma_(p, xw, xw + p), go), go, x > C(60.0f));
+}
+ALWAYS static inline VF golu_f(VF x) {
+  if (every_abs_below(x, 2.0f)) return times_table<8>(x, GOLU_T);
+  const VF table = x.abs() < C(2.0f), right = x >= C(2.0f);
+  VF rest = golu_right(x);
+  if (!every(table | right)) {  // (x below -2, or NaN)
+    VD xl, xh;
+    widen(x, xl, xh);
+    rest = blend(nan_to(narrow(golu_d(xl), golu_d(xh)), x), rest, right);
+  }
+  return blend(rest, times_table<8>(x & table, GOLU_T), table);
+}
+ALWAYS static inline VF golu_grad_f(VF go, VF x) {
+  if (every_table_lane(go, x, 2.0f)) return grad_table<8>(go, x, GOLU_GRAD_T, GOLU_X0_HI, GOLU_X0_LO);
+  const VF table = x.abs() < C(2.0f), right = x >= C(2.0f);
+  const VF plain = table & unscaled_lanes(go);
+  VF fh, fl;
+  grad_table_parts<8>(x & table, GOLU_GRAD_T, GOLU_X0_HI, GOLU_X0_LO, fh, fl);
+  VF rest = golu_grad_right(go, x);
+  if (!every(table | right)) {
+    VD gl, gh, xl, xh;
+    widen(go, gl, gh);
+    widen(x, xl, xh);
+    rest = blend(nan_to(narrow(golu_grad_d(gl, xl), golu_grad_d(gh, xh)), x), rest, right);
+  }
+  return blend(blend(rest, times_parts_wide(go, fh, fl), table), times_grad_table(go, fh, fl), plain);
+}
+
 // log_sigmoid, log sigma(x) = -softplus(-x): below |x| = 8 from LOG_SIGMOID_T (native32's interval tables), beyond
 // in doubles (sqrtsoftplus's softplus_d, to 2^-30 before the one rounding: -u rounds into float32's subnormals from x
 // = 87.3 on, -0 beyond 103.97; x at -inf gives -inf); its derivative sigma(-x), times go: glu's sigma(g) v at g =
@@ -3137,6 +3214,7 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
     "snake": ("snake_f", "snake_grad_f"),
     "mish": ("mish_f", "mish_grad_f"),
     "mila": ("mila_f", "mila_grad_f"),
+    "golu": ("golu_f", "golu_grad_f"),
     "lecun_tanh": ("lecun_tanh_f", "lecun_tanh_grad_f"),
     "lisht": ("lisht_f", "lisht_grad_f"),
     "gelu_tanh": ("gelu_tanh_f", "gelu_tanh_grad_f"),
@@ -3471,6 +3549,31 @@ MILA_GRAD_TABLE = (
     (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -0.0, -0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),  # the zero's intervals
 )  # fmt: skip
 MILA_X0 = (-1.1505922079086304, -1.4734740094723975e-09)  # x0 = -1.1505922093821043473
+# golu (alpha = beta = gamma = 1) on [-2, 2): F = exp(-e^-x) (golu(x) = x F) and the derivative F (1 + x e^-x), whose
+# zero x0 = -Omega the last row marks: `python tools/fit_table_float32.py golu 6 2` and `golu_grad 6 2` (fits 0.038
+# and 0.041 ULP; on [-4, 4) F falls by e^12 across an interval near -4, beyond a polynomial's reach)
+GOLU_TABLE = (
+    (0.0009669383289292455, 0.002185867168009281, 0.0044897920452058315, 0.008474164642393589, 0.014844033867120743, 0.024344464763998985, 0.03767065703868866, 0.055376723408699036, 0.0778018981218338, 0.10502731800079346, 0.13686811923980713, 0.17289778590202332, 0.21249638497829437, 0.25491172075271606, 0.29932352900505066, 0.3449021875858307, 0.39085718989372253, 0.4364728331565857, 0.48113104701042175, 0.5243223905563354, 0.5656482577323914, 0.604815661907196, 0.6416275501251221, 0.6759706735610962, 0.7078021168708801, 0.7371360659599304, 0.7640314102172852, 0.7885804772377014, 0.8108993172645569, 0.83111971616745, 0.8493826389312744, 0.8658326268196106),  # c_0's high parts
+    (1.8233430390535155e-11, -1.3045809224565552e-11, -1.424552975581861e-10, 1.3465649428834325e-10, -2.7971000515769617e-11, 9.034574754984703e-10, 1.7905453786326575e-09, -8.625049563448783e-10, -5.773442834922093e-10, 4.21543661088819e-10, -2.67077249205272e-09, 6.063653579246875e-09, 8.489232095065802e-10, 1.1653328968463939e-08, 1.3003067511618838e-09, -1.4667086212227787e-08, -1.3234650708682238e-08, 1.1068555849647055e-08, -1.441970276516713e-08, 4.3351300327287845e-09, 1.2443964081398917e-08, -1.1811688516161212e-08, -1.697140916689932e-08, -2.73704010567144e-08, -2.2845870972787452e-08, 1.0126979255176138e-08, 2.221932859924891e-08, -3.959675254350259e-09, -6.626144521959532e-09, 2.6445160727917028e-08, -1.0131175898209221e-08, 1.3580524482748046e-09),
+    (0.006711882539093494, 0.01339005958288908, 0.024271585047245026, 0.040427979081869125, 0.06249571591615677, 0.09045065939426422, 0.12351733446121216, 0.1602378636598587, 0.19867411255836487, 0.2366827130317688, 0.2721947431564331, 0.30344507098197937, 0.32912084460258484, 0.348423033952713, 0.36105310916900635, 0.36714646220207214, 0.3671763241291046, 0.36184871196746826, 0.35200297832489014, 0.33852797746658325, 0.322296679019928, 0.30412042140960693, 0.2847204804420471, 0.26471391320228577, 0.24460986256599426, 0.2248138040304184, 0.20563627779483795, 0.1873042732477188, 0.1699737310409546, 0.15374168753623962, 0.13865789771080017, 0.1247350201010704),
+    (0.019938910380005836, 0.03431699797511101, 0.05346967652440071, 0.07622156292200089, 0.10031053423881531, 0.12280713021755219, 0.14074020087718964, 0.15171290934085846, 0.15432903170585632, 0.1483449935913086, 0.13456453382968903, 0.11455879360437393, 0.09031575918197632, 0.06390740722417831, 0.03723006695508957, 0.011839477345347404, -0.011123069562017918, -0.030932771041989326, -0.04723605513572693, -0.05997895076870918, -0.06932877004146576, -0.07559952139854431, -0.0791882798075676, -0.0805252194404602, -0.08003747463226318, -0.07812473177909851, -0.07514500617980957, -0.07140780985355377, -0.06717264652252197, -0.06265117228031158, -0.058011312037706375, -0.053382616490125656),
+    (0.03172321617603302, 0.044962793588638306, 0.05666026100516319, 0.06365848332643509, 0.06348537653684616, 0.05515095219016075, 0.0394105538725853, 0.018480490893125534, -0.004639914724975824, -0.026908041909337044, -0.04586383327841759, -0.059924427419900894, -0.06843920797109604, -0.07156369090080261, -0.07003649324178696, -0.06489144265651703, -0.057252831757068634, -0.04824645817279816, -0.0386921726167202, -0.02934039942920208, -0.02067243680357933, -0.012969543226063251, -0.006365037523210049, -0.0009507180657237768, 0.003366482676938176, 0.006669802125543356, 0.009076198562979698, 0.010739689692854881, 0.01175803691148758, 0.012285599485039711, 0.012411791831254959, 0.01223286334425211),
+    (0.025992102921009064, 0.025999877601861954, 0.019707035273313522, 0.007439351640641689, -0.008470598608255386, -0.024582790210843086, -0.03757889196276665, -0.04511936008930206, -0.04637109115719795, -0.041913971304893494, -0.03335254639387131, -0.0226194616407156, -0.01147590670734644, -0.0012897839769721031, 0.007025363389402628, 0.01312012504786253, 0.017001241445541382, 0.01881500892341137, 0.019091228023171425, 0.018165819346904755, 0.016448674723505974, 0.01430930569767952, 0.012015626765787601, 0.009713724255561829, 0.007579257246106863, 0.005667720455676317, 0.0040146829560399055, 0.0026367343962192535, 0.001504917861893773, 0.0006162035861052573, -7.325938349822536e-05, -0.0005881079123355448),
+    (0.0043662977404892445, -0.004861709661781788, -0.015305621549487114, -0.02332458458840847, -0.02668801322579384, -0.02457571215927601, -0.016880974173545837, -0.006428494118154049, 0.003913488704711199, 0.010432135313749313, 0.014624383300542831, 0.01735212653875351, 0.01795259676873684, 0.015934588387608528, 0.013456791639328003, 0.009442062117159367, 0.002475852146744728, 0.0037972289137542248, -0.0013489428674802184, -0.002821769565343857, -0.0016776815755292773, -0.00156750890891999, -0.005436994601041079, -0.002864302834495902, -0.002622121712192893, -0.0024618597235530615, -0.0013120867079123855, -0.0030048908665776253, -0.0013549185823649168, -0.002147942315787077, -0.001672535203397274, -0.00017173205560538918),
+    (-0.00983753614127636, -0.014073354192078114, -0.014109584502875805, -0.007771255914121866, -0.001272425870411098, 0.0025908995885401964, 0.011013890616595745, 0.017733855172991753, 0.017370568588376045, 0.006662704516202211, -0.0012957608560100198, -0.0013931678840890527, -6.936377030797303e-05, -0.0018332763575017452, -0.00011480385001050308, -0.0016053479630500078, -0.00797346979379654, 0.00023133338254410774, -0.0033695432357490063, -0.002555717481300235, 0.0007659043767489493, 0.0012658637715503573, -0.0014512456255033612, 0.001269485685043037, 0.0008135614334605634, 0.0007418821915052831, 0.0010908617405220866, 0.00010973870666930452, 0.0009604396182112396, 8.503661956638098e-05, 0.00021355264470912516, 0.0003782085550483316),
+)  # fmt: skip
+GOLU_GRAD_TABLE = (
+    (-0.012037334032356739, -0.022083615884184837, -0.0364685095846653, -0.05469455197453499, -0.0749935582280159, -0.09437202662229538, -0.10900617390871048, -0.11487600207328796, -0.10845507681369781, -0.08727739006280899, 0.41764000058174133, 0.47594207525253296, 0.06850601732730865, 0.146029531955719, 0.23162607848644257, 0.32195553183555603, 0.41380569338798523, 0.5043194890022278, 0.5911319851875305, 0.6724283695220947, 0.7469401359558105, 0.8138984441757202, 0.8729629516601562, 0.9241399168968201, 0.9677000641822815, 1.0041024684906006, 1.0339289903640747, 1.0578303337097168, 1.0764832496643066, 1.0905588865280151, 1.1007000207901, 1.1075067520141602),  # c_0's high parts
+    (1.0274033707124985e-10, -1.4077418397651087e-10, 6.002779939784375e-10, -5.776597533646566e-10, -8.004705787101329e-10, -2.8035729293662826e-09, -2.640812679644e-09, -1.3766958684158226e-09, 5.580172990349297e-10, 2.001584453736882e-09, -7.9891817605926e-09, 4.914165518954405e-09, 6.842598154754853e-10, 4.355396931998712e-09, -3.796988057302997e-09, -1.2163095419737147e-08, 4.361619065917921e-09, -1.4059986952474901e-08, -2.0404716138955337e-08, 1.7334626178922008e-08, 1.0637259073575933e-08, -1.3773362006475054e-08, -1.8828817616167726e-08, 1.8528218959090736e-08, 4.339243631079626e-09, -3.2390625737122036e-09, 4.691300503623097e-08, 4.197584857479342e-08, 1.3072209981146443e-08, -3.6169456762991103e-08, 5.630568011838477e-08, -2.9203636842112246e-08),
+    (-0.06383950263261795, -0.09761900454759598, -0.13191701471805573, -0.15733641386032104, -0.16340136528015137, -0.14146746695041656, -0.08722332119941711, -0.0019141517113894224, 0.10798133909702301, 0.23230479657649994, 0.48420050740242004, 0.4456775188446045, 0.579215407371521, 0.6569039225578308, 0.7081449031829834, 0.7328130006790161, 0.7329623103141785, 0.7120975852012634, 0.6744834184646606, 0.6245743632316589, 0.5665984749794006, 0.5042914748191833, 0.4407600462436676, 0.37844303250312805, 0.31914007663726807, 0.26408135890960693, 0.2140168845653534, 0.16931112110614777, 0.13003292679786682, 0.09603568911552429, 0.06702480465173721, 0.04261239245533943),
+    (-0.12457453459501266, -0.14153362810611725, -0.12643089890480042, -0.06973468512296677, 0.02715369686484337, 0.15127582848072052, 0.281822144985199, 0.3962218761444092, 0.4760202467441559, 0.5106287002563477, -0.11716917902231216, -0.1880275160074234, 0.3607695996761322, 0.25880810618400574, 0.1510796844959259, 0.047684065997600555, -0.044106028974056244, -0.1199302226305008, -0.17798569798469543, -0.2184506207704544, -0.2428574562072754, -0.25352510809898376, -0.25310248136520386, -0.24423876404762268, -0.22937075793743134, -0.21060535311698914, -0.1896734982728958, -0.16793213784694672, -0.14639563858509064, -0.125782310962677, -0.1065661832690239, -0.08902759104967117),
+    (-0.07456021010875702, -0.00863721314817667, 0.09365862607955933, 0.20812438428401947, 0.30266809463500977, 0.3497753441333771, 0.33616283535957336, 0.2655944228172302, 0.15525129437446594, 0.028615497052669525, -0.21183767914772034, -0.1641850769519806, -0.2536836862564087, -0.2846265137195587, -0.28537121415138245, -0.262840211391449, -0.22482289373874664, -0.17880220711231232, -0.13091230392456055, -0.08557457476854324, -0.04564003273844719, -0.012471447698771954, 0.013525612652301788, 0.0326467826962471, 0.04570074379444122, 0.0536167286336422, 0.05742596089839935, 0.058079205453395844, 0.0564604178071022, 0.05326877161860466, 0.04909235239028931, 0.04438818618655205),
+    (0.08742465078830719, 0.17379365861415863, 0.22698375582695007, 0.2197430431842804, 0.1488800048828125, 0.03502795845270157, -0.08807990700006485, -0.18822024762630463, -0.24507896602153778, -0.2536923587322235, 0.08246231824159622, 0.1050475686788559, -0.09539639204740524, -0.02971620485186577, 0.024536242708563805, 0.06311287730932236, 0.08625448495149612, 0.09567630290985107, 0.09444793313741684, 0.08601932972669601, 0.07339954376220703, 0.05911773070693016, 0.04491909220814705, 0.031864915043115616, 0.020618850365281105, 0.011384764686226845, 0.004163255915045738, -0.001223072875291109, -0.005027917679399252, -0.007537383120507002, -0.009014135226607323, -0.009701911360025406),
+    (0.14428216218948364, 0.12091632932424545, 0.040334008634090424, -0.06402827799320221, -0.15513302385807037, -0.19836460053920746, -0.1853829026222229, -0.12874464690685272, -0.05194269120693207, 0.022442534565925598, 0.051186297088861465, 0.019567083567380905, 0.11029838770627975, 0.0955839604139328, 0.07085280865430832, 0.05356808006763458, 0.027641404420137405, 0.004005433060228825, -0.011046379804611206, -0.02102629467844963, -0.019669432193040848, -0.020857887342572212, -0.02191361039876938, -0.017346011474728584, -0.016734518110752106, -0.013619174249470234, -0.010957245714962482, -0.006347023881971836, -0.005038924049586058, -0.0030339837539941072, -0.0013296413235366344, -0.0006640336941927671),
+    (0.014429026283323765, -0.06985504925251007, -0.13606500625610352, -0.13464795053005219, -0.0933336392045021, -0.0199483260512352, 0.05048443749547005, 0.09639062732458115, 0.10391011089086533, 0.0808924064040184, -0.039629679173231125, -0.04089226573705673, 0.0006005854229442775, -0.03866128996014595, -0.05774642154574394, -0.014542068354785442, -0.02104373462498188, -0.027616005390882492, -0.02141626365482807, -0.014978309161961079, -0.0006598180625587702, 0.004461674019694328, 0.002550610341131687, 0.005247428547590971, 0.0038812318816781044, 0.004592081997543573, 0.004070987459272146, 0.003162432461977005, 0.0020589781925082207, 0.0021754514891654253, 0.0020136735402047634, 0.0013220309047028422),
+    (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -0.0, -0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),  # the zero's intervals
+)  # fmt: skip
+GOLU_X0 = (-0.5671432614326477, -2.897713535787716e-08)  # x0 = -0.567143290409783873
 # sqrtsoftplus on [-8, 8): sqrt(softplus(x)) and its derivative sigma(x) / (2 sqrt(softplus(x))), both positive:
 # `python tools/fit_table_float32.py sqrtsoftplus 6 8` and `sqrtsoftplus_grad 6 8` (fits 0.027 and 0.018 ULP)
 SQRTSOFTPLUS_TABLE = (
@@ -3626,6 +3729,7 @@ def _constants() -> str:
         THIRD_HI=_f32_value(1.0 / 3.0), THIRD_LO=1.0 / 3.0 - _f32_value(1.0 / 3.0), TANHSHRINK_R0=_TANHSHRINK_R[-1]
     )
     values.update(MISH_X0_HI=MISH_X0[0], MISH_X0_LO=MISH_X0[1], MILA_X0_HI=MILA_X0[0], MILA_X0_LO=MILA_X0[1])
+    values.update(GOLU_X0_HI=GOLU_X0[0], GOLU_X0_LO=GOLU_X0[1])
     lines = [f"#define {k} {_f32(v)}" for k, v in values.items()]
     lines.append(f"#define TANHSHRINK_R(d) ({_horner(_TANHSHRINK_R)})")
     lines.append(f"#define SILU_GRAD_P(d) ({_horner(tc._SILU_GRAD_P)})")
@@ -3652,7 +3756,7 @@ def _constants() -> str:
                         ("SQRTSOFTPLUS_T", SQRTSOFTPLUS_TABLE),
                         ("SQRTSOFTPLUS_GRAD_T", SQRTSOFTPLUS_GRAD_TABLE), ("LOG_SIGMOID_T", LOG_SIGMOID_TABLE),
                         ("MISH_T", MISH_TABLE), ("MISH_GRAD_T", MISH_GRAD_TABLE), ("MILA_T", MILA_TABLE),
-                        ("MILA_GRAD_T", MILA_GRAD_TABLE)):  # fmt: skip
+                        ("MILA_GRAD_T", MILA_GRAD_TABLE), ("GOLU_T", GOLU_TABLE), ("GOLU_GRAD_T", GOLU_GRAD_TABLE)):  # fmt: skip
         lines.append(_floats_table(name, table))
     assert tc._ERFCX_K == 4.0 and tc._PHI_LIMIT == 16.0  # (gauss's u = a / (a + 4), a <= 16)
     return "\n".join(lines) + "\n"
@@ -3990,6 +4094,7 @@ FORMS: dict[str, tuple] = {
     "snake": ("entry", "snake"),
     "mish": ("mish", "x"),
     "mila": ("entry", "mila"),
+    "golu": ("entry", "golu"),
     "gcu": ("mul", "x", ("cos", "x")),
     "lecun_tanh": ("mul", LECUN_A, ("tanh", ("mul", "x", LECUN_B))),
     "lisht": ("mul", "x", ("tanh", "x")),
