@@ -86,6 +86,11 @@ REFERENCE = {
     "log_sigmoid": (lambda x: -np.logaddexp(0.0, -x), lambda x: sp.expit(-x)),
     # (numpy's sin and cos reduce exactly; the derivative's sum cancels near its zeros to ~2^-53, far below float32's)
     "snake": (lambda x: x + np.sin(x) ** 2, lambda x: (np.sin(x) + np.cos(x)) ** 2),
+    # (at its defaults: b + eps = 1 + 1e-9 in doubles, the derivative the catalog's (eps + (s + c)^2) / (b + eps))
+    "snake_beta": (
+        lambda x: x + np.sin(x) ** 2 / (1.0 + 1e-9),
+        lambda x: (1e-9 + (np.sin(x) + np.cos(x)) ** 2) / (1.0 + 1e-9),
+    ),
     "mish": (lambda x: _mish(x, 0.0)[0], lambda x: _mish(x, 0.0)[1]),
     "mila": (lambda x: _mish(x, -0.25)[0], lambda x: _mish(x, -0.25)[1]),
     "golu": (lambda x: _golu(x)[0], lambda x: _golu(x)[1]),
@@ -263,7 +268,8 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # log1p in doubles to 2^-30, rounded once: 0.504 / 0.505), log_sigmoid 0.58 / 1.63 (below |x| = 8 its interval table,
 # beyond sqrtsoftplus's softplus in doubles; the derivative glu's sigma(g) v at g = -x, v = go: u = e^-|x| rounded,
 # below 1.92 as sigmoid's forward), snake 0.5000 / 0.5000 (x + sin^2 x and (sin x + cos x)^2 from gcu's sine and
-# cosine in doubles, rounded once: on 1M points over [-50, 50] with go ~ N(0, 1)), mish 0.59 / 0.55 and mila 0.58 /
+# cosine in doubles, rounded once: on 1M points over [-50, 50] with go ~ N(0, 1); snake_beta at its defaults the
+# same), mish 0.59 / 0.55 and mila 0.58 /
 # 0.58 (below |x| = 8 and 4 interval tables, the derivative's zero carried; beyond, softplus, tanh and sech^2 in
 # doubles: on 600K points over [-30, 30] and 10K over [-120, -80], go ~ N(0, 1) scaled by 1 and 2^+-40; the forward
 # 1.0 just above x = 2^-126, where x times the table's low part rounds on the subnormal grid, half an ULP of the
@@ -305,6 +311,7 @@ BOUNDS = {
     "gcu": (0.501, 0.501),
     "log_sigmoid": (0.6, 2.0),
     "snake": (0.501, 0.501),
+    "snake_beta": (0.501, 0.501),
     "mish": (1.05, 0.75),
     "mila": (1.05, 0.75),
     "golu": (1.05, 0.95),
@@ -528,6 +535,8 @@ def test_an_entry_written_as_the_primitive_takes_it():
     assert of("siren", omega_0=30.0) == "siren" and of("siren", omega_0=10.0) is None and of("sin") is None
     assert of("sqrtsoftplus") == "sqrtsoftplus" and of("softplus", beta=1.0) is None and of("gcu") == "gcu"
     assert of("log_sigmoid") == "log_sigmoid" and of("snake", a=1.0) == "snake" and of("snake", a=2.0) is None
+    beta = {"alpha": 1.0, "beta": 1.0, "alpha_logscale": 0.0, "eps": 1e-9}
+    assert of("snake_beta", **beta) == "snake_beta" and of("snake_beta", **dict(beta, beta=2.0)) is None
     assert of("mish") == "mish" and of("mila", beta=-0.25) == "mila" and of("mila", beta=0.0) is None
     assert of("golu", alpha=1.0, beta=1.0, gamma=1.0) == "golu" and of("golu", alpha=1.0, beta=1.0, gamma=2.0) is None
 

@@ -1,7 +1,7 @@
 """float32 CPU kernels written by hand with ATen's vector types and FMA: sigmoid, tanh, silu, quick_gelu, gelu,
 gelu_tanh, elu, selu, tanhshrink, softcap, clipped_gelu, laplace, ndtr, hardswish, lecun_tanh, lisht, tanhexp,
-siren, sqrtsoftplus, gcu, snake, mish, mila, golu, serf, log_ndtr, log_sigmoid, glu, swiglu, geglu, gtu, swiglustep
-and clamped_swiglu, forward and backward (entries with parameters at their defaults, compiled in).
+siren, sqrtsoftplus, gcu, snake, snake_beta, mish, mila, golu, serf, log_ndtr, log_sigmoid, glu, swiglu, geglu, gtu,
+swiglustep and clamped_swiglu, forward and backward (entries with parameters at their defaults, compiled in).
 
 The generated float32 forms (`nonlin.ops.torch_compiled`: sigmoid_float32, the float64-assembled sech2) are
 exact to ~1 ULP but cost 1.7-3 ns per element as inductor compiles them (no FMA: inductor builds with
@@ -16,10 +16,10 @@ Only +, -, *, /, fma, round-to-nearest-even, min/max, bit operations, table look
 interval tables: the floor of P x + 16 converted to int32, exact, then vpermt2ps, or AVX2's vpermps and blends: the
 same values), an int32 -> float32 bit cast (AVX-512's
 vscalefps for a power-of-two scale, which rounds once as the portable two-step form does) and float32 <-> float64
-conversions (siren, gcu, snake and sqrtsoftplus compute in doubles, whose range reductions are exact there, and serf, erf of a softplus, log_ndtr, a
+conversions (siren, gcu, snake, snake_beta and sqrtsoftplus compute in doubles, whose range reductions are exact there, and serf, erf of a softplus, log_ndtr, a
 log of Phi's tails, log_sigmoid, a softplus, mish and mila, tanh of a softplus, and golu below -2, beyond their
 tables), int64 bit operations on doubles, and, for siren's,
-gcu's and snake's arguments beyond 2^22 only, the C library's double sin and cos (the same scalar calls under either ISA):
+gcu's and the snakes' arguments beyond 2^22 only, the C library's double sin and cos (the same scalar calls under either ISA):
 every other operation is correctly rounded IEEE arithmetic, so the bits are the same under AVX2 and AVX-512 (tests/kernels/
 test_native32.py runs under each in .ci/isa_matrix.py). Where inductor picks no vector ISA it builds with its
 fast-math flags, which reassociate the error-free sums: there these kernels are not used (`available`) and the
@@ -1388,37 +1388,49 @@ ALWAYS static inline VF gcu_grad_f(VF go, VF x) {
 // sum cancels at most 1.8x (x + sin^2 x from x = -0.8; sin^2 x to 2^-35 relative); the derivative's sin x + cos x
 // cancels near its zeros, x = -pi/4 + k pi: sine and cosine to 2^-54 (FULL), so its value, at least ~2^-24 |x| at
 // the float32s nearest a zero, keeps float32's precision. Beyond |x| = 2^22, the C library's sin and cos
-ALWAYS static inline VD snake_d(VD x) {
+// (BETA: snake_beta at its defaults, x + sin^2 x / D, D = b + eps = 1 + 1e-9 in doubles as the catalog's body, and
+// its derivative (eps + (sin x + cos x)^2) / D, the catalog's form: both terms >= 0)
+template <bool BETA = false> ALWAYS static inline double snake_scalar(double v) {
+  const double s = std::sin(v);
+  return BETA ? v + s * s / SNAKE_BETA_D : v + s * s;
+}
+template <bool BETA = false> ALWAYS static inline double snake_grad_scalar(double g, double v) {
+  const double sum = std::sin(v) + std::cos(v);
+  return BETA ? g * ((SNAKE_BETA_EPS + sum * sum) / SNAKE_BETA_D) : g * (sum * sum);
+}
+template <bool BETA = false> ALWAYS static inline VD snake_d(VD x) {
   const VD s = sin_quarter_turns<0>(x);
+  if constexpr (BETA) return x + s * s / VD(SNAKE_BETA_D);
   return at::vec::fmadd(s, s, x);
 }
-ALWAYS static inline VD snake_grad_d(VD go, VD x) {
+template <bool BETA = false> ALWAYS static inline VD snake_grad_d(VD go, VD x) {
   SinCos t;
   sin_cos_parts<true>(x, t);
   const VD sum = quarter_turns<0>(t) + quarter_turns<1>(t);
+  if constexpr (BETA) return go * (at::vec::fmadd(sum, sum, VD(SNAKE_BETA_EPS)) / VD(SNAKE_BETA_D));
   return go * (sum * sum);
 }
-ALWAYS static inline VF snake_f(VF x) {
+template <bool BETA = false> ALWAYS static inline VF snake_of(VF x) {
   VD xl, xh;
   widen(x, xl, xh);
-  const VF y = narrow(snake_d(xl), snake_d(xh));
+  const VF y = narrow(snake_d<BETA>(xl), snake_d<BETA>(xh));
   const VF near = x.abs() < C(static_cast<float>(SIN_NEAR));
   if (every(near)) return y;
-  return blend(scalar_lanes(x, x, [](double, double v) { return v + std::sin(v) * std::sin(v); }), y, near);
+  return blend(scalar_lanes(x, x, [](double, double v) { return snake_scalar<BETA>(v); }), y, near);
 }
-ALWAYS static inline VF snake_grad_f(VF go, VF x) {
+template <bool BETA = false> ALWAYS static inline VF snake_grad_of(VF go, VF x) {
   VD gl, gh, xl, xh;
   widen(go, gl, gh);
   widen(x, xl, xh);
-  const VF y = narrow(snake_grad_d(gl, xl), snake_grad_d(gh, xh));
+  const VF y = narrow(snake_grad_d<BETA>(gl, xl), snake_grad_d<BETA>(gh, xh));
   const VF near = x.abs() < C(static_cast<float>(SIN_NEAR));
   if (every(near)) return y;
-  const VF far = scalar_lanes(go, x, [](double g, double v) {
-    const double sum = std::sin(v) + std::cos(v);
-    return g * (sum * sum);
-  });
-  return blend(far, y, near);
+  return blend(scalar_lanes(go, x, [](double g, double v) { return snake_grad_scalar<BETA>(g, v); }), y, near);
 }
+ALWAYS static inline VF snake_f(VF x) { return snake_of(x); }
+ALWAYS static inline VF snake_grad_f(VF go, VF x) { return snake_grad_of(go, x); }
+ALWAYS static inline VF snake_beta_f(VF x) { return snake_of<true>(x); }
+ALWAYS static inline VF snake_beta_grad_f(VF go, VF x) { return snake_grad_of<true>(go, x); }
 
 // e^z in doubles for -700 <= z <= 0 (the softplus family's u = e^-|x|): k = round(z / ln 2) (z / ln 2 + 1.5 2^52
 // rounds to an integer, k in its low bits), r = z - k ln 2 by two fmas (|r| <= ln 2 / 2), e^r by Taylor's series to
@@ -3212,6 +3224,7 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
     "log_sigmoid": ("log_sigmoid_f", "log_sigmoid_grad_f"),
     "gcu": ("gcu_f", "gcu_grad_f"),
     "snake": ("snake_f", "snake_grad_f"),
+    "snake_beta": ("snake_beta_f", "snake_beta_grad_f"),
     "mish": ("mish_f", "mish_grad_f"),
     "mila": ("mila_f", "mila_grad_f"),
     "golu": ("golu_f", "golu_grad_f"),
@@ -3742,6 +3755,10 @@ def _constants() -> str:
     lines.append(f"#define ERFCX_Q_ESTRIN(d, d2, d4, d8) ({_estrin(tc._ERFCX_Q)})")
     lines.extend(_serf_constants())
     lines.append(f"constexpr double SQRT_2PI_D = {math.sqrt(2.0 * math.pi).hex()};")
+    # snake_beta at its defaults (alpha = beta = 1): b + eps, as the catalog's body adds them in doubles
+    snake_beta = _entry_of("snake_beta")[1]
+    lines.append(f"constexpr double SNAKE_BETA_EPS = {float(snake_beta['eps']).hex()};")
+    lines.append(f"constexpr double SNAKE_BETA_D = {(snake_beta['beta'] + snake_beta['eps']).hex()};")
     # Mills' ratio's asymptotic series in w = 1 / a^2: (-1)^n (2n - 1)!!, n <= 6 (log_ndtr's left tail beyond a = 16)
     lines.append(_doubles("MILLS_SERIES", [(-1) ** n * math.prod(range(1, 2 * n, 2)) for n in range(7)]))
     lines.append(_floats_table("GELU_T", GELU_TABLE))
@@ -4092,6 +4109,7 @@ FORMS: dict[str, tuple] = {
     "sqrtsoftplus": ("entry", "sqrtsoftplus"),
     "log_sigmoid": ("log_sigmoid", "x"),
     "snake": ("entry", "snake"),
+    "snake_beta": ("entry", "snake_beta"),
     "mish": ("mish", "x"),
     "mila": ("entry", "mila"),
     "golu": ("entry", "golu"),
