@@ -8,7 +8,8 @@ up per lane (one permute per coefficient: AVX-512's vpermt2ps reads a table of 3
 (1 + x sigma(-x)); "serf": erf(softplus(x)) (serf(x) = x F); "serf_grad": serf'(x); "tanhshrink": (x - tanh x) / x^3 (tanhshrink(x) = x^3 F); "tanhshrink_grad": (tanh(x) / x)^2
 (tanh(x)^2 = x^2 F); "lisht": tanh(x) / x (lisht(x) = x^2 F); "lisht_grad": lisht'(x) / x; "tanhexp": tanh(e^x)
 (tanhexp(x) = x F); "tanhexp_grad": tanhexp'(x); "log_ndtr": log Phi(x); "log_sigmoid": log sigma(x); "mish": tanh(softplus(x)) (mish(x) = x F); "mish_grad": mish'(x);
-"mila", "mila_grad": the same at x - 1/4; "golu": exp(-e^-x) (golu(x) = x F); "golu_grad": golu'(x); "log_ndtr_grad": phi(x) / Phi(x); "lecun_tanh": A tanh(B x) / x (lecun_tanh(x) = x F,
+"mila", "mila_grad": the same at x - 1/4; "golu": exp(-e^-x) (golu(x) = x F); "golu_grad": golu'(x);
+"derf": erf(x / 2) / x (derf at its defaults, x F); "derf_grad": e^{-x^2/4} / sqrt(pi); "log_ndtr_grad": phi(x) / Phi(x); "lecun_tanh": A tanh(B x) / x (lecun_tanh(x) = x F,
 A = 1.7159, B = 2/3 as doubles); "lecun_tanh_grad": A B sech^2(B x); "sqrtsoftplus": sqrt(softplus(x));
 "sqrtsoftplus_grad": sigma(x) / (2 sqrt(softplus(x))). A derivative with a zero x0 (gelu' at -0.7518, silu' at -1.2785) is fitted on the intervals
 whose center lies within w of x0 as F / (x - x0) (the kernel multiplies by x - x0 carried as a float32 pair).
@@ -25,7 +26,7 @@ Usage: python tools/fit_table_float32.py FUNCTION DEGREE A   (native32: gelu 6 4
 serf 6 4, serf_grad 6 4, tanhexp 6 4, tanhexp_grad 6 4, tanhshrink 6 4,
 tanhshrink_grad 6 4, lisht 6 4, lisht_grad 6 4, log_ndtr 6 4, log_ndtr_grad 6 4, lecun_tanh 6 8, lecun_tanh_grad 6 4, sqrtsoftplus 6 8,
 sqrtsoftplus_grad 6 8, log_sigmoid 6 8, mish 6 8, mish_grad 6 4, mila 6 8, mila_grad 6 4, golu 6 2,
-golu_grad 6 2)
+golu_grad 6 2, derf 6 8, derf_grad 6 8)
 """
 
 from __future__ import annotations
@@ -93,6 +94,8 @@ FUNCTIONS = {
     "mila_grad": (lambda x: _mish_grad(x, -mpmath.mpf(0.25)), -0.93),
     "golu": (lambda x: mpmath.exp(-mpmath.exp(-x)), None),
     "golu_grad": (lambda x: mpmath.exp(-mpmath.exp(-x)) * (1 + x * mpmath.exp(-x)), -0.57),
+    "derf": (lambda x: mpmath.erf(x / 2) / x if x else 1 / mpmath.sqrt(mpmath.pi), None),
+    "derf_grad": (lambda x: mpmath.exp(-(x**2) / 4) / mpmath.sqrt(mpmath.pi), None),
 }
 
 

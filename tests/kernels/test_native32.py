@@ -94,6 +94,8 @@ REFERENCE = {
     "mish": (lambda x: _mish(x, 0.0)[0], lambda x: _mish(x, 0.0)[1]),
     "mila": (lambda x: _mish(x, -0.25)[0], lambda x: _mish(x, -0.25)[1]),
     "golu": (lambda x: _golu(x)[0], lambda x: _golu(x)[1]),
+    # (derf at its defaults: erf(x / 2); the derivative's exp underflows as the kernel's doubles do)
+    "derf": (lambda x: sp.erf(x / 2), lambda x: np.exp(-(x * x) / 4) / np.sqrt(np.pi)),
     # (the derivative's float64 terms cancel near its zeros, to ~2^-53 |x|: test_gcu_derivative_near_its_zeros)
     "gcu": (lambda x: x * np.cos(x), lambda x: np.cos(x) - x * np.sin(x)),
     "softcap": (
@@ -275,7 +277,9 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # 1.0 just above x = 2^-126, where x times the table's low part rounds on the subnormal grid, half an ULP of the
 # result), golu 0.77 / 0.86 (below |x| = 2 interval tables, the derivative's zero carried, 0.55 / 0.57; from 2 up
 # float32, w = e^-x rounded and expm1(-w)'s series; below -2, e^-e^-x in doubles by exp_d's full series: on 600K
-# points over [-8, 30] with go scaled as mish's; the forward's edge above 2^-126 as mish's), serf 0.64 / 0.64 (below |x| = 4 its
+# points over [-8, 30] with go scaled as mish's; the forward's edge above 2^-126 as mish's), derf at its defaults 0.51
+# / 0.52 (erf(x / 2) = x F below |x| = 8 and the derivative below 4 from interval tables; beyond, +-1 and doubles: on
+# 1.2M points over [-60, 60], go as mish's; the forward's edge above 2^-126 as mish's), serf 0.64 / 0.64 (below |x| = 4 its
 # interval tables, 0.53 / 0.57, up to 0.64 where x times the low part is subnormal; beyond, doubles: 0.51 / 0.56),
 # log_ndtr 0.56 / 0.60 (below |x| = 4 its interval tables, 0.62 / 0.59 on 4M dense points; beyond, doubles: the
 # left tail -x^2/2 + log z, Phi(-a) = e^{-a^2/2} z, the right -(Q + Q^2/2)), gcu 0.50 / 0.50 (siren's sine
@@ -315,6 +319,7 @@ BOUNDS = {
     "mish": (1.05, 0.75),
     "mila": (1.05, 0.75),
     "golu": (1.05, 0.95),
+    "derf": (1.05, 0.6),
 }
 
 # the entries whose float32 calls take the kernels outside torch.compile too (elu's route there is torch's op:
@@ -539,6 +544,8 @@ def test_an_entry_written_as_the_primitive_takes_it():
     assert of("snake_beta", **beta) == "snake_beta" and of("snake_beta", **dict(beta, beta=2.0)) is None
     assert of("mish") == "mish" and of("mila", beta=-0.25) == "mila" and of("mila", beta=0.0) is None
     assert of("golu", alpha=1.0, beta=1.0, gamma=1.0) == "golu" and of("golu", alpha=1.0, beta=1.0, gamma=2.0) is None
+    derf = {"alpha": 0.5, "shift": 0.0, "weight": 1.0, "bias": 0.0}
+    assert of("derf", **derf) == "derf" and of("derf", **dict(derf, shift=0.25)) is None
 
 
 # The interval tables (native32's `table_parts`): primitive -> (the backward's range's edge A or None, the
@@ -560,6 +567,7 @@ TABLES = {
     "mish": (4.0, native32.MISH_X0[0], 8.0),
     "mila": (4.0, native32.MILA_X0[0], 8.0),
     "golu": (2.0, native32.GOLU_X0[0], 2.0),
+    "derf": (4.0, None, 8.0),
     "tanh": (None, None, 4.0),  # (lisht's forward table: tanh(x) = x F; no backward table)
 }
 
@@ -595,6 +603,8 @@ TABLE_ROWS = {
     "MILA_GRAD_TABLE": 0.125,
     "GOLU_TABLE": 0.0625,
     "GOLU_GRAD_TABLE": 0.0625,
+    "DERF_TABLE": 0.25,
+    "DERF_GRAD_TABLE": 0.125,
 }
 
 
