@@ -283,6 +283,36 @@ def test_only_entries_that_are_the_identity_pass_their_input_through():
     assert not dispatch.job_for(nonlin.spec("soft_exponential"), torch.float32, {"alpha": 0.5}).passthrough
 
 
+def test_entries_whose_forward_is_relu_take_torchs_relu_for_inference_and_only_those():
+    """Across the catalog, at the default parameters: a job's inference forward is torch.relu (`exact_forward`)
+    exactly where the traced forward is maximum(x, +0) (helu: its own rule is the backward's), and there it gives the
+    eager (float64, correctly rounded) path's bits in every dtype, NaN, infinities and -0 included; a training call
+    keeps the kernels' forward and helu's rule."""
+    x = torch.cat([torch.linspace(-6, 6, 97), torch.tensor([-0.0, 0.0, float("nan"), float("inf"), -float("inf")])])
+    relu_like = []
+    for name in POINTWISE:
+        s = nonlin.spec(name)
+        job = dispatch.job_for(s, torch.float32, route.defaults(name))
+        if job is not None and job.exact_forward is not None:
+            relu_like.append(name)
+    assert set(relu_like) == {"relu", "helu"}
+    for dtype in (torch.float32, torch.bfloat16, torch.float16):
+        xd = x.to(dtype)
+        with use("eager"):
+            want = F.helu(xd)
+        with route.pinned("large"):
+            got = F.helu(xd)
+        same = (
+            got.view(torch.int16 if dtype != torch.float32 else torch.int32)
+            == want.view(torch.int16 if dtype != torch.float32 else torch.int32)
+        ) | (got.isnan() & want.isnan())
+        assert bool(same.all()), dtype
+    xg = torch.tensor([-0.05, -0.5, 1.0], requires_grad=True)
+    with route.pinned("large"):
+        (g,) = torch.autograd.grad(F.helu(xg).sum(), xg)
+    assert g.tolist() == [1.0, 0.0, 1.0]  # (passed down to -alpha = -0.1)
+
+
 def test_identity_inside_a_compiled_model_is_its_input():
     """Traced into a user's torch.compile graph, the identity adds no kernel's copy or rounding."""
 

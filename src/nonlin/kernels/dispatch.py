@@ -7,8 +7,9 @@ values that broadcast to the input (``num_parameters > 1``).
 
 from __future__ import annotations
 
+import math
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
@@ -108,8 +109,8 @@ class Job:
     out once: the plan, the compute precision of each pass, the parameters as the eager fallback reads them."""
 
     __slots__ = (
-        "bwd", "fnames", "fvals", "fwd", "gated", "half_kernel", "native", "native_half", "out_plan", "passthrough",
-        "plan", "table", "torch_forward",
+        "bwd", "exact_forward", "fnames", "fvals", "fwd", "gated", "half_kernel", "native", "native_half", "out_plan",
+        "passthrough", "plan", "table", "torch_forward",
     )  # fmt: skip
 
     def __init__(
@@ -139,6 +140,9 @@ class Job:
         # float32 inputs of an entry whose forward is one of native32.PRIMITIVES of x (sigmoid, tanh): its
         # hand-written kernels, forward and backward (from the saved input); None: the generated kernels
         self.native: str | None = None
+        # torch's op whose results are the forward's, bit for bit, in every dtype (`_exact_forward`: helu's forward
+        # is relu, its own rule only the backward's): an inference call's forward; None: the kernels
+        self.exact_forward: Callable[[torch.Tensor], torch.Tensor] | None = None
 
 
 _TORCH_FORWARD: dict[int, tuple[Job, Job]] = {}  # id(job) -> (job, its twin); the job held, so its id stays its
@@ -201,6 +205,7 @@ def _make_job_inductor(spec: Spec, dtype: torch.dtype, params: Mapping[str, Any]
     if p.kind is not Kind.GATED and _ops.saves_output(spec.name, "plain", ",".join(fnames), fvals, 0, 0, dtype):
         out_plan = plan(spec, "output", tuple(sorted(zip(fnames, fvals, strict=True))), (), ())
     job = Job(p, fwd, bwd, ",".join(fnames), fvals, out_plan, _returns_input(spec, params))
+    job.exact_forward = _exact_forward(p)
     if dtype in table.HALVES and p.kind is Kind.POINTWISE and not job.passthrough:
         # the backward: by table, but from the saved output where the entry declares an arithmetic derivative
         # of it (the piecewise-linear relu6, hardtanh, step, ...: an indicator of y, cheaper than the lookup)
@@ -225,6 +230,21 @@ def _make_job_inductor(spec: Spec, dtype: torch.dtype, params: Mapping[str, Any]
         if job.native is not None:
             job.out_plan = None  # its backward reads the input
     return job
+
+
+def _exact_forward(p: Plan) -> Callable[[torch.Tensor], torch.Tensor] | None:
+    """torch.relu where the plan's forward is maximum(x, +0.0) (helu: an entry whose own rule is its backward's);
+    ATen's relu gives maximum's bits (NaN for NaN, -0 for -0) in every dtype and takes one pass where the generated
+    kernel takes ~1.2-1.7x its time (benchmarks/kernels.py, 2026-12-07c). None otherwise."""
+    f = p.forward
+    if p.kind is not Kind.POINTWISE or len(f.inputs) != 1 or f.params or len(f.outputs) != 1:
+        return None
+    y = f.outputs[0]
+    if getattr(y, "op", None) != "maximum" or len(y.args) != 2 or y.args[0] is not f.inputs[0]:
+        return None
+    zero = y.args[1]
+    plus_zero = isinstance(zero, float) and zero == 0.0 and math.copysign(1.0, zero) > 0
+    return torch.relu if plus_zero else None
 
 
 def _returns_input(spec: Spec, params: Mapping[str, Any]) -> bool:
@@ -305,6 +325,8 @@ def run_job(job: Job, main) -> torch.Tensor:
     if not job.gated:
         if torch.is_grad_enabled() and x.requires_grad:
             return _fused_apply(job, UNPACKED, x)
+        if job.exact_forward is not None:
+            return job.exact_forward(x)
         if job.table is not None:
             return _half_forward(job, x)
         return _pointwise_forward(job, x)
