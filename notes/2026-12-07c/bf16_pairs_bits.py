@@ -28,7 +28,9 @@ with torch.no_grad():
     for n in (1, 15, 16, 17, 31, 32, 33, 47, 63, 64, 65, 100):
         for off in (0, 1, 3):
             outs[f"fwd_{n}_{off}"] = native32.half_forward("hardswish", every[off : off + n].clone(), values)
-            outs[f"bwd_{n}_{off}"] = native32.half_backward("hardswish", go[off : off + n].clone(), x[off : off + n].clone())
+            outs[f"bwd_{n}_{off}"] = native32.half_backward(
+                "hardswish", go[off : off + n].clone(), x[off : off + n].clone()
+            )
 if sys.argv[1] == "save":
     torch.save(outs, sys.argv[2])
 else:

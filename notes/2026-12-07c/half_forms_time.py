@@ -32,9 +32,9 @@ for n in (1 << 15, 1 << 22):
         "lookup forward": lambda x=x: lookup.forward(x),
         "torch forward": lambda x=x: torch_forward(x),
         "lookup backward": lambda x=x, go=go: lookup.backward(go, x),
-        "aten backward (from its saved output)": lambda y=y, go=go: torch.ops.aten.sigmoid_backward(go, y)
-        if name == "sigmoid"
-        else aten_backward(go, x),
+        "aten backward (from its saved output)": lambda x=x, y=y, go=go: (
+            torch.ops.aten.sigmoid_backward(go, y) if name == "sigmoid" else aten_backward(go, x)
+        ),
     }
     if name in native32.HALF_FORMS:
         calls["forms forward"] = lambda x=x: native32.half_forward(name, x, values)
