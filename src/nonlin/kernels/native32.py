@@ -16,10 +16,10 @@ Only +, -, *, /, fma, round-to-nearest-even, min/max, bit operations, table look
 interval tables: the floor of P x + 16 converted to int32, exact, then vpermt2ps, or AVX2's vpermps and blends: the
 same values), an int32 -> float32 bit cast (AVX-512's
 vscalefps for a power-of-two scale, which rounds once as the portable two-step form does) and float32 <-> float64
-conversions (siren, gcu, snake, snake_beta and sqrtsoftplus compute in doubles, whose range reductions are exact there, and serf, erf of a softplus, log_ndtr, a
-log of Phi's tails, log_sigmoid, a softplus, mish and mila, tanh of a softplus, and golu below -2, beyond their
-tables), int64 bit operations on doubles, and, for siren's,
-gcu's and the snakes' arguments beyond 2^22 only, the C library's double sin and cos (the same scalar calls under either ISA):
+conversions (siren, gcu, snake, snake_beta and sqrtsoftplus compute in doubles, whose range reductions are exact
+there, and serf, erf of a softplus, log_ndtr, a log of Phi's tails, log_sigmoid, a softplus, mish and mila, tanh of a
+softplus, and golu below -2, beyond their tables), int64 bit operations on doubles, and, for siren's, gcu's and the
+snakes' arguments beyond 2^22 only, the C library's double sin and cos (the same scalar calls under either ISA):
 every other operation is correctly rounded IEEE arithmetic, so the bits are the same under AVX2 and AVX-512 (tests/kernels/
 test_native32.py runs under each in .ci/isa_matrix.py). Where inductor picks no vector ISA it builds with its
 fast-math flags, which reassociate the error-free sums: there these kernels are not used (`available`) and the
@@ -2555,11 +2555,12 @@ ALWAYS static inline void glu_grad_f(VF go, VF g, VF v, VF& dg, VF& dv) {
 // mish, x tanh(softplus(x)), and mila, x tanh(softplus(x + B)) at B = -1/4 (MILA): below |x| = 8 x F from MISH_T /
 // MILA_T and below |x| = 4 the derivative from MISH_GRAD_T / MILA_GRAD_T (native32's interval tables, the
 // derivative's zero x0 carried as x - x0; a go outside [2^-32, 2^32] multiplies the table's F = fh + fl in doubles,
-// rounded once); beyond, doubles: s = softplus(x + B) (softplus_d, 2^-30 relative), tanh s = (1 - w) / (1 + w), w = e^-2s, or its
-// series below s = 1/16 (where 1 - w would cancel), sech^2 s = 4 w / (1 + w)^2 and sigma(x + B) = n / (1 + u): no
-// cancellation there (the derivative's terms, tanh s + x sech^2 s sigma, are near e^(x + B) (1 + x) below -4 and 1
-// plus a little above 4; exp_d's 2^-32 is then far below float32's rounding). x clamped at -1e4 in the products (and at 1e4 in the derivative's x sech^2 s): -inf gives -0 and
-// its derivative a zero of -go's sign (x e^x's and e^x (1 + x)'s limits), +inf gives +inf and go
+// rounded once); beyond, doubles: s = softplus(x + B) (softplus_d, 2^-30 relative), tanh s = (1 - w) / (1 + w),
+// w = e^-2s, or its series below s = 1/16 (where 1 - w would cancel), sech^2 s = 4 w / (1 + w)^2 and sigma(x + B) =
+// n / (1 + u): no cancellation there (the derivative's terms, tanh s + x sech^2 s sigma, are near e^(x + B) (1 + x)
+// below -4 and 1 plus a little above 4; exp_d's 2^-32 is then far below float32's rounding). x clamped at -1e4 in
+// the products (and at 1e4 in the derivative's x sech^2 s): -inf gives -0 and its derivative a zero of -go's sign
+// (x e^x's and e^x (1 + x)'s limits), +inf gives +inf and go
 // tanh s for s >= 0 in doubles (s up to +inf; NaN stays NaN)
 ALWAYS static inline void tanh_sech2_d(VD s, VD& t, VD& sech2) {
   const VD w = exp_d(-at::vec::minimum(s + s, VD(700.0)));
