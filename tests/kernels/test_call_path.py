@@ -311,6 +311,11 @@ def test_entries_whose_forward_is_relu_take_torchs_relu_for_inference_and_only_t
     with route.pinned("large"):
         (g,) = torch.autograd.grad(F.helu(xg).sum(), xg)
     assert g.tolist() == [1.0, 0.0, 1.0]  # (passed down to -alpha = -0.1)
+    # a small inference call needs no kernel, so it takes the fused route at once (no eager warm-up calls)
+    small = torch.randn(64, 8, generator=torch.Generator().manual_seed(9))
+    with torch.no_grad(), route.recording() as taken:
+        F.helu(small, alpha=0.375)  # (a value of its own: a job no other call made)
+    assert [t[5] for t in taken] == ["fused"]
 
 
 def test_identity_inside_a_compiled_model_is_its_input():
