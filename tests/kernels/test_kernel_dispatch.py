@@ -48,10 +48,12 @@ def test_use_without_context_manager_persists():
 
 def test_modes_choose_the_path(monkeypatch):
     from nonlin import route
-    from nonlin.kernels import cpu
+    from nonlin.kernels import cpu, native32
 
-    # as in a fresh process: no kernel compiled yet (a small call takes the fused route once one is)
+    # as in a fresh process: no kernel compiled yet, generated or hand-written (mish's float32 calls take native32's),
+    # so a small call waits for none (it takes the fused route once one is)
     monkeypatch.setattr(cpu, "_DIRECT", {})
+    monkeypatch.setattr(native32, "_BUILT", {})
     monkeypatch.setattr(route, "_SETTLED", {})
     x = torch.randn(64, requires_grad=True)
     with use("eager"):

@@ -94,8 +94,9 @@ REFERENCE = {
     "mish": (lambda x: _mish(x, 0.0)[0], lambda x: _mish(x, 0.0)[1]),
     "mila": (lambda x: _mish(x, -0.25)[0], lambda x: _mish(x, -0.25)[1]),
     "golu": (lambda x: _golu(x)[0], lambda x: _golu(x)[1]),
-    # (derf at its defaults: erf(x / 2); the derivative's exp underflows as the kernel's doubles do)
-    "derf": (lambda x: sp.erf(x / 2), lambda x: np.exp(-(x * x) / 4) / np.sqrt(np.pi)),
+    # (derf at its defaults, erf(x / 2 + 0) + 0 as the catalog adds shift and bias: +0 at x = -0; the derivative's
+    # exp underflows as the kernel's doubles do)
+    "derf": (lambda x: sp.erf(x / 2 + 0.0) + 0.0, lambda x: np.exp(-(x * x) / 4) / np.sqrt(np.pi)),
     # (the derivative's float64 terms cancel near its zeros, to ~2^-53 |x|: test_gcu_derivative_near_its_zeros)
     "gcu": (lambda x: x * np.cos(x), lambda x: np.cos(x) - x * np.sin(x)),
     "softcap": (

@@ -2701,10 +2701,11 @@ ALWAYS static inline VF golu_grad_f(VF go, VF x) {
 // DERF_GRAD_T (a go outside [2^-32, 2^32] multiplying in doubles, as mish's); beyond, doubles: x^2 / 4 exact, e^z
 // as e^max(z, -700) e^(z + 700) below -700 (the product rounds into the doubles' subnormals, as the float64
 // reference's exp; past z = -1400 0, a zero of go's sign, NaN for an infinite go, as at +-inf)
+// (+ 0: the catalog's erf(alpha x + shift) + bias at shift = bias = +0 gives +0 at x = -0, as IEEE sums do)
 ALWAYS static inline VF derf_f(VF x) {
-  if (every_abs_below(x, 8.0f)) return times_table<2>(x, DERF_T);
+  if (every_abs_below(x, 8.0f)) return times_table<2>(x, DERF_T) + C(0.0f);
   const VF table = x.abs() < C(8.0f);
-  return blend(nan_to((x & C(-0.0f)) | C(1.0f), x), times_table<2>(x & table, DERF_T), table);
+  return blend(nan_to((x & C(-0.0f)) | C(1.0f), x), times_table<2>(x & table, DERF_T) + C(0.0f), table);
 }
 ALWAYS static inline VD derf_grad_d(VD go, VD x) {
   const VD z = -(x * x * VD(0.25));
