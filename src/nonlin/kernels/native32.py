@@ -2593,6 +2593,12 @@ ALWAYS static inline VF times_parts_wide(VF go, VF fh, VF fl) {
   widen(fl, ll, lh);
   return narrow(gl * (hl + ll), gh * (hh + lh));
 }
+// go f'(x) where a table gives f' = fh + fl on the `table` lanes: rounded once in float32 where go needs no scale,
+// in doubles where it does; `far` on the other lanes (mish's, mila's, golu's and derf's derivatives)
+ALWAYS static inline VF table_lanes_or(VF go, VF fh, VF fl, VF table, VF far) {
+  const VF plain = table & unscaled_lanes(go);
+  return blend(blend(far, times_parts_wide(go, fh, fl), table), times_grad_table(go, fh, fl), plain);
+}
 template <bool MILA> ALWAYS static inline VF mish_doubles(VF x) {
   VD xl, xh;
   widen(x, xl, xh);
@@ -2609,14 +2615,13 @@ template <bool MILA> ALWAYS static inline VF mish_grad_of(VF go, VF x) {
   constexpr float x0h = MILA ? MILA_X0_HI : MISH_X0_HI, x0l = MILA ? MILA_X0_LO : MISH_X0_LO;
   if (every_table_lane(go, x, 4.0f)) return grad_table<4>(go, x, tab, x0h, x0l);
   const VF table = x.abs() < C(4.0f);
-  const VF plain = table & unscaled_lanes(go);
   VF fh, fl;
   grad_table_parts<4>(x & table, tab, x0h, x0l, fh, fl);
   VD gl, gh, xl, xh;
   widen(go, gl, gh);
   widen(x, xl, xh);
   const VF far = nan_to(narrow(mish_grad_d<MILA>(gl, xl), mish_grad_d<MILA>(gh, xh)), x);
-  return blend(blend(far, times_parts_wide(go, fh, fl), table), times_grad_table(go, fh, fl), plain);
+  return table_lanes_or(go, fh, fl, table, far);
 }
 ALWAYS static inline VF mish_f(VF x) { return mish_of<false>(x); }
 ALWAYS static inline VF mish_grad_f(VF go, VF x) { return mish_grad_of<false>(go, x); }
@@ -2683,7 +2688,6 @@ ALWAYS static inline VF golu_f(VF x) {
 ALWAYS static inline VF golu_grad_f(VF go, VF x) {
   if (every_table_lane(go, x, 2.0f)) return grad_table<8>(go, x, GOLU_GRAD_T, GOLU_X0_HI, GOLU_X0_LO);
   const VF table = x.abs() < C(2.0f), right = x >= C(2.0f);
-  const VF plain = table & unscaled_lanes(go);
   VF fh, fl;
   grad_table_parts<8>(x & table, GOLU_GRAD_T, GOLU_X0_HI, GOLU_X0_LO, fh, fl);
   VF rest = golu_grad_right(go, x);
@@ -2693,7 +2697,7 @@ ALWAYS static inline VF golu_grad_f(VF go, VF x) {
     widen(x, xl, xh);
     rest = blend(nan_to(narrow(golu_grad_d(gl, xl), golu_grad_d(gh, xh)), x), rest, right);
   }
-  return blend(blend(rest, times_parts_wide(go, fh, fl), table), times_grad_table(go, fh, fl), plain);
+  return table_lanes_or(go, fh, fl, table, rest);
 }
 
 // derf at its defaults, erf(x / 2): below |x| = 8 x F from DERF_T (F = erf(x / 2) / x: native32's interval tables);
@@ -2715,14 +2719,13 @@ ALWAYS static inline VD derf_grad_d(VD go, VD x) {
 ALWAYS static inline VF derf_grad_f(VF go, VF x) {
   if (every_table_lane(go, x, 4.0f)) return go_times_table<4>(go, x, DERF_GRAD_T);
   const VF table = x.abs() < C(4.0f);
-  const VF plain = table & unscaled_lanes(go);
   VF fh, fl;
   table_parts(table_at<4>(x & table), DERF_GRAD_T, fh, fl);
   VD gl, gh, xl, xh;
   widen(go, gl, gh);
   widen(x, xl, xh);
   const VF far = nan_to(narrow(derf_grad_d(gl, xl), derf_grad_d(gh, xh)), x);
-  return blend(blend(far, times_parts_wide(go, fh, fl), table), times_grad_table(go, fh, fl), plain);
+  return table_lanes_or(go, fh, fl, table, far);
 }
 
 // log_sigmoid, log sigma(x) = -softplus(-x): below |x| = 8 from LOG_SIGMOID_T (native32's interval tables), beyond
