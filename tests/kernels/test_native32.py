@@ -84,6 +84,7 @@ REFERENCE = {
     "siren": (lambda x: np.sin(30.0 * x), lambda x: 30.0 * np.cos(30.0 * x)),
     "sqrtsoftplus": (lambda x: np.sqrt(np.logaddexp(0.0, x)), lambda x: _sqrtsoftplus_grad(x)),
     "log_sigmoid": (lambda x: -np.logaddexp(0.0, -x), lambda x: sp.expit(-x)),
+    "softplus": (lambda x: np.logaddexp(0.0, x), sp.expit),
     # (numpy's sin and cos reduce exactly; the derivative's sum cancels near its zeros to ~2^-53, far below float32's)
     "snake": (lambda x: x + np.sin(x) ** 2, lambda x: (np.sin(x) + np.cos(x)) ** 2),
     # (at its defaults: b + eps = 1 + 1e-9 in doubles, the derivative the catalog's (eps + (s + c)^2) / (b + eps))
@@ -270,7 +271,7 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # sqrtsoftplus 0.57 / 0.53 (below |x| = 8 its interval tables, 0.54 / 0.52 on 4M dense points; beyond, exp and
 # log1p in doubles to 2^-30, rounded once: 0.504 / 0.505), log_sigmoid 0.58 / 1.63 (below |x| = 8 its interval table,
 # beyond sqrtsoftplus's softplus in doubles; the derivative glu's sigma(g) v at g = -x, v = go: u = e^-|x| rounded,
-# below 1.92 as sigmoid's forward), snake 0.5000 / 0.5000 (x + sin^2 x and (sin x + cos x)^2 from gcu's sine and
+# below 1.92 as sigmoid's forward; softplus its kernel at -x, negated), snake 0.5000 / 0.5000 (x + sin^2 x and (sin x + cos x)^2 from gcu's sine and
 # cosine in doubles, rounded once: on 1M points over [-50, 50] with go ~ N(0, 1); snake_beta at its defaults the
 # same), mish 0.59 / 0.55 and mila 0.58 /
 # 0.58 (below |x| = 8 and 4 interval tables, the derivative's zero carried; beyond, softplus, tanh and sech^2 in
@@ -315,6 +316,7 @@ BOUNDS = {
     "sqrtsoftplus": (0.6, 0.6),
     "gcu": (0.501, 0.501),
     "log_sigmoid": (0.6, 2.0),
+    "softplus": (0.6, 2.0),  # (log_sigmoid's kernel on -x)
     "snake": (0.501, 0.501),
     "snake_beta": (0.501, 0.501),
     "mish": (1.05, 0.75),
@@ -539,8 +541,10 @@ def test_an_entry_written_as_the_primitive_takes_it():
     assert of("ndtr") == "ndtr" and of("hardswish") == "hardswish" and of("hard_mish") is None
     assert of("lecun_tanh") == "lecun_tanh" and of("penalized_tanh", a=0.25) is None
     assert of("siren", omega_0=30.0) == "siren" and of("siren", omega_0=10.0) is None and of("sin") is None
-    assert of("sqrtsoftplus") == "sqrtsoftplus" and of("softplus", beta=1.0) is None and of("gcu") == "gcu"
+    assert of("sqrtsoftplus") == "sqrtsoftplus" and of("gcu") == "gcu"
     assert of("log_sigmoid") == "log_sigmoid" and of("snake", a=1.0) == "snake" and of("snake", a=2.0) is None
+    assert of("softplus", beta=1.0) == "softplus" and of("softplus", beta=2.0) == "softplus@0x1.0000000000000p+1"
+    assert of("shifted_softplus") is None
     beta = {"alpha": 1.0, "beta": 1.0, "alpha_logscale": 0.0, "eps": 1e-9}
     assert of("snake_beta", **beta) == "snake_beta" and of("snake_beta", **dict(beta, beta=2.0)) is None
     assert of("mish") == "mish" and of("mila", beta=-0.25) == "mila" and of("mila", beta=0.0) is None

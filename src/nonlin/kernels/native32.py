@@ -1,7 +1,8 @@
 """float32 CPU kernels written by hand with ATen's vector types and FMA: sigmoid, tanh, silu, quick_gelu, gelu,
 gelu_tanh, elu, selu, tanhshrink, softcap, clipped_gelu, laplace, ndtr, hardswish, lecun_tanh, lisht, tanhexp,
-siren, sqrtsoftplus, gcu, snake, snake_beta, mish, mila, golu, derf, serf, log_ndtr, log_sigmoid, glu, swiglu, geglu,
-gtu, swiglustep and clamped_swiglu, forward and backward (entries with parameters at their defaults, compiled in).
+siren, sqrtsoftplus, gcu, snake, snake_beta, mish, mila, golu, derf, serf, log_ndtr, log_sigmoid, softplus, glu, swiglu,
+geglu, gtu, swiglustep and clamped_swiglu, forward and backward (entries with parameters at their defaults, compiled
+in).
 
 The generated float32 forms (`nonlin.ops.torch_compiled`: sigmoid_float32, the float64-assembled sech2) are
 exact to ~1 ULP but cost 1.7-3 ns per element as inductor compiles them (no FMA: inductor builds with
@@ -2745,6 +2746,10 @@ ALWAYS static inline VF log_sigmoid_f(VF x) {
   return blend(log_sigmoid_doubles(x), table_value<2>(x & table, LOG_SIGMOID_T), table);
 }
 ALWAYS static inline VF log_sigmoid_grad_f(VF go, VF x) { return glu_f(-x, go); }
+// softplus at beta = 1, log(1 + e^x) = -log sigma(-x): log_sigmoid's kernel on -x, negated (both negations exact, so
+// its bounds); the derivative sigma(x) go, glu's sigma(g) v at g = x, v = go (one rounding, for every go)
+ALWAYS static inline VF softplus_f(VF x) { return -log_sigmoid_f(-x); }
+ALWAYS static inline VF softplus_grad_f(VF go, VF x) { return glu_f(x, go); }
 
 // gtu, sigma(g) tanh(v). Near forms: sigma(g) = fh + fl (sigma_near_parts: u = e^-|g| carried, p's error 0.42
 // 2^-24) and tanh |v| = th + tl (tanh_abs_parts: tanh_quotient's, u = e^-2|v| to ~2^-26, as hi + lo), their
@@ -3255,6 +3260,7 @@ PRIMITIVES: dict[str, tuple[str, str]] = {
     "siren": ("siren_f", "siren_grad_f"),
     "sqrtsoftplus": ("sqrtsoftplus_f", "sqrtsoftplus_grad_f"),
     "log_sigmoid": ("log_sigmoid_f", "log_sigmoid_grad_f"),
+    "softplus": ("softplus_f", "softplus_grad_f"),
     "gcu": ("gcu_f", "gcu_grad_f"),
     "snake": ("snake_f", "snake_grad_f"),
     "snake_beta": ("snake_beta_f", "snake_beta_grad_f"),
@@ -4166,6 +4172,7 @@ FORMS: dict[str, tuple] = {
     "siren": ("entry", "siren"),
     "sqrtsoftplus": ("entry", "sqrtsoftplus"),
     "log_sigmoid": ("log_sigmoid", "x"),
+    "softplus": ("softplus", "x"),  # (at beta = 1: other betas are PARAMETRIZED's)
     "snake": ("entry", "snake"),
     "snake_beta": ("entry", "snake_beta"),
     "mish": ("mish", "x"),
@@ -4230,7 +4237,7 @@ PARAMETRIZED: dict[str, Parametrized] = {
         low=2.0**-60,
         high=2.0**60,
     ),
-    # softplus at any beta in [2^-60, 2^60] (beta 1, the default, keeps its route): softplus_beta_f in doubles
+    # softplus at any other beta in [2^-60, 2^60] (beta 1, the default, is FORMS' softplus): softplus_beta_f in doubles
     "softplus": Parametrized(
         entry="softplus",
         param="beta",
