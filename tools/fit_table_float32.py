@@ -39,6 +39,7 @@ import numpy as np
 from nonlin.kernels.native32 import LECUN_A, LECUN_B
 
 PAD = 2.0**-20
+SAU_ALPHA = mpmath.mpf(0.01)  # (sau's default alpha as the double 0.01 the catalog holds; sigma = 1)
 mpmath.mp.dps = 30
 N = 32
 
@@ -96,6 +97,8 @@ FUNCTIONS = {
     "golu_grad": (lambda x: mpmath.exp(-mpmath.exp(-x)) * (1 + x * mpmath.exp(-x)), -0.57),
     "derf": (lambda x: mpmath.erf(x / 2) / x if x else 1 / mpmath.sqrt(mpmath.pi), None),
     "derf_grad": (lambda x: mpmath.exp(-(x**2) / 4) / mpmath.sqrt(mpmath.pi), None),
+    "sau": (lambda x: SAU_ALPHA * x + (1 - SAU_ALPHA) * (x * mpmath.ncdf(x) + mpmath.npdf(x)), -1.7),
+    "sau_grad": (lambda x: SAU_ALPHA + (1 - SAU_ALPHA) * mpmath.ncdf(x), None),
 }
 
 

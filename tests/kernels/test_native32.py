@@ -98,6 +98,7 @@ REFERENCE = {
     # (derf at its defaults, erf(x / 2 + 0) + 0 as the catalog adds shift and bias: +0 at x = -0; the derivative's
     # exp underflows as the kernel's doubles do)
     "derf": (lambda x: sp.erf(x / 2 + 0.0) + 0.0, lambda x: np.exp(-(x * x) / 4) / np.sqrt(np.pi)),
+    "sau": (lambda x: _sau(x)[0], lambda x: _sau(x)[1]),
     # (the derivative's float64 terms cancel near its zeros, to ~2^-53 |x|: test_gcu_derivative_near_its_zeros)
     "gcu": (lambda x: x * np.cos(x), lambda x: np.cos(x) - x * np.sin(x)),
     "softcap": (
@@ -148,7 +149,10 @@ _ZEROS = {
     "mish": (_mish_grad_mp(0.0), -1.19),
     "mila": (_mish_grad_mp(-0.25), -1.15),
     "golu": (lambda x: mpmath.exp(-mpmath.exp(-x)) * (1 + x * mpmath.exp(-x)), -0.57),
+    # (sau's forward: alpha x and (1 - alpha)(x Phi(x) + phi(x)) cancel there)
+    "sau": (lambda x: _SAU_ALPHA * x + (1 - _SAU_ALPHA) * (x * mpmath.ncdf(x) + mpmath.npdf(x)), -1.72),
 }
+_SAU_ALPHA = nonlin.spec("sau").defaults()["alpha"]  # (0.01, the double the catalog holds; sigma = 1)
 
 
 @functools.cache
@@ -168,6 +172,17 @@ def _near_zero(name: str, x: np.ndarray, d: np.ndarray) -> np.ndarray:
     dx = (x - x0_hi) - x0_lo
     near = np.abs(dx) < 2.0**-10
     return np.where(near, np.polynomial.polynomial.polyval(np.where(near, dx, 0.0), coefficients), d)
+
+
+def _sau(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """alpha x + (1 - alpha)(x Phi(x) + phi(x)) at its defaults (sigma = 1) and its derivative alpha + (1 - alpha)
+    Phi(x), in float64 (near the forward's zero its Taylor series; x Phi(x) at -inf its limit -0); +-inf give +-inf
+    and the limits 1 and alpha."""
+    with np.errstate(all="ignore"):
+        xf = np.where(np.isinf(x), 0.0, x)
+        y = _SAU_ALPHA * x + (1 - _SAU_ALPHA) * (xf * sp.ndtr(xf) + np.exp(-xf * xf / 2) / np.sqrt(2 * np.pi))
+        y = np.where(np.isinf(x), x, y)
+    return _near_zero("sau", x, y), _SAU_ALPHA + (1 - _SAU_ALPHA) * sp.ndtr(x)
 
 
 def _tanhshrink(x: np.ndarray) -> np.ndarray:
@@ -323,6 +338,7 @@ BOUNDS = {
     "mila": (1.05, 0.75),
     "golu": (1.05, 0.95),
     "derf": (1.05, 0.6),
+    "sau": (0.7, 0.75),
 }
 
 # the entries whose float32 calls take the kernels outside torch.compile too (elu's route there is torch's op:
@@ -551,10 +567,11 @@ def test_an_entry_written_as_the_primitive_takes_it():
     assert of("golu", alpha=1.0, beta=1.0, gamma=1.0) == "golu" and of("golu", alpha=1.0, beta=1.0, gamma=2.0) is None
     derf = {"alpha": 0.5, "shift": 0.0, "weight": 1.0, "bias": 0.0}
     assert of("derf", **derf) == "derf" and of("derf", **dict(derf, shift=0.25)) is None
+    assert of("sau", alpha=0.01, sigma=1.0) == "sau" and of("sau", alpha=0.01, sigma=2.0) is None
 
 
 # The interval tables (native32's `table_parts`): primitive -> (the backward's range's edge A or None, the
-# derivative's zero or None, the forward's edge or None: None where that pass takes no table); measured 0.61 / 0.63
+# derivative's zero (sau's: its forward's) or None, the forward's edge or None: None where that pass takes no table); measured 0.61 / 0.63
 # (gelu), 0.53 / 0.57 (serf), 0.54 / 0.59 (tanhexp), 0.62 / 0.59 (log_ndtr), 0.53 / 0.53 (lecun_tanh), 0.54 / 0.52
 # (sqrtsoftplus) and 0.51 (tanh's forward) on 4M dense points; silu's backward, its table evaluated in float32, 1.85
 # on this test's points (PLAIN_TABLE_BOUNDS)
@@ -573,6 +590,7 @@ TABLES = {
     "mila": (4.0, native32.MILA_X0[0], 8.0),
     "golu": (2.0, native32.GOLU_X0[0], 2.0),
     "derf": (4.0, None, 8.0),
+    "sau": (4.0, native32.SAU_X0[0], 8.0),  # (the zero is the forward's)
     "tanh": (None, None, 4.0),  # (lisht's forward table: tanh(x) = x F; no backward table)
 }
 
@@ -610,6 +628,8 @@ TABLE_ROWS = {
     "GOLU_GRAD_TABLE": 0.0625,
     "DERF_TABLE": 0.25,
     "DERF_GRAD_TABLE": 0.125,
+    "SAU_TABLE": 0.25,
+    "SAU_GRAD_TABLE": 0.125,
 }
 
 
