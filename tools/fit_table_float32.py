@@ -9,7 +9,10 @@ up per lane (one permute per coefficient: AVX-512's vpermt2ps reads a table of 3
 (tanh(x)^2 = x^2 F); "lisht": tanh(x) / x (lisht(x) = x^2 F); "lisht_grad": lisht'(x) / x; "tanhexp": tanh(e^x)
 (tanhexp(x) = x F); "tanhexp_grad": tanhexp'(x); "log_ndtr": log Phi(x); "log_sigmoid": log sigma(x); "mish": tanh(softplus(x)) (mish(x) = x F); "mish_grad": mish'(x);
 "mila", "mila_grad": the same at x - 1/4; "golu": exp(-e^-x) (golu(x) = x F); "golu_grad": golu'(x);
-"derf": erf(x / 2) / x (derf at its defaults, x F); "derf_grad": e^{-x^2/4} / sqrt(pi); "log_ndtr_grad": phi(x) / Phi(x); "lecun_tanh": A tanh(B x) / x (lecun_tanh(x) = x F,
+"derf": erf(x / 2) / x (derf at its defaults, x F); "derf_grad": e^{-x^2/4} / sqrt(pi); "sau": sau at its defaults,
+alpha x + (1 - alpha)(x Phi(x) + phi(x)) (its zero carried); "sau_grad": alpha + (1 - alpha) Phi(x); "situ_gate": 4
+tanh(x / 4) sigma(x) / x (situ_glu's gate, x F); "situ_gate_grad": its derivative; "situ_up": 25 tanh(x / 25) / x;
+"situ_up_grad": sech^2(x / 25); "log_ndtr_grad": phi(x) / Phi(x); "lecun_tanh": A tanh(B x) / x (lecun_tanh(x) = x F,
 A = 1.7159, B = 2/3 as doubles); "lecun_tanh_grad": A B sech^2(B x); "sqrtsoftplus": sqrt(softplus(x));
 "sqrtsoftplus_grad": sigma(x) / (2 sqrt(softplus(x))). A derivative with a zero x0 (gelu' at -0.7518, silu' at -1.2785) is fitted on the intervals
 whose center lies within w of x0 as F / (x - x0) (the kernel multiplies by x - x0 carried as a float32 pair).
@@ -26,7 +29,8 @@ Usage: python tools/fit_table_float32.py FUNCTION DEGREE A   (native32: gelu 6 4
 serf 6 4, serf_grad 6 4, tanhexp 6 4, tanhexp_grad 6 4, tanhshrink 6 4,
 tanhshrink_grad 6 4, lisht 6 4, lisht_grad 6 4, log_ndtr 6 4, log_ndtr_grad 6 4, lecun_tanh 6 8, lecun_tanh_grad 6 4, sqrtsoftplus 6 8,
 sqrtsoftplus_grad 6 8, log_sigmoid 6 8, mish 6 8, mish_grad 6 4, mila 6 8, mila_grad 6 4, golu 6 2,
-golu_grad 6 2, derf 6 8, derf_grad 6 8)
+golu_grad 6 2, derf 6 8, derf_grad 6 4, sau 6 8, sau_grad 6 4, situ_gate 6 8, situ_gate_grad 6 8, situ_up 6 16,
+situ_up_grad 6 16)
 """
 
 from __future__ import annotations
@@ -97,6 +101,13 @@ FUNCTIONS = {
     "golu_grad": (lambda x: mpmath.exp(-mpmath.exp(-x)) * (1 + x * mpmath.exp(-x)), -0.57),
     "derf": (lambda x: mpmath.erf(x / 2) / x if x else 1 / mpmath.sqrt(mpmath.pi), None),
     "derf_grad": (lambda x: mpmath.exp(-(x**2) / 4) / mpmath.sqrt(mpmath.pi), None),
+    "situ_gate": (lambda x: 4 * mpmath.tanh(x / 4) * _sigma(x) / x if x else mpmath.mpf(1) / 2, None),
+    "situ_gate_grad": (
+        lambda x: mpmath.sech(x / 4) ** 2 * _sigma(x) + 4 * mpmath.tanh(x / 4) * _sigma(x) * _sigma(-x),
+        -1.5,
+    ),
+    "situ_up": (lambda x: mpmath.tanh(x / 25) * 25 / x if x else mpmath.mpf(1), None),
+    "situ_up_grad": (lambda x: mpmath.sech(x / 25) ** 2, None),
     "sau": (lambda x: SAU_ALPHA * x + (1 - SAU_ALPHA) * (x * mpmath.ncdf(x) + mpmath.npdf(x)), -1.7),
     "sau_grad": (lambda x: SAU_ALPHA + (1 - SAU_ALPHA) * mpmath.ncdf(x), None),
 }

@@ -630,6 +630,10 @@ TABLE_ROWS = {
     "DERF_GRAD_TABLE": 0.125,
     "SAU_TABLE": 0.25,
     "SAU_GRAD_TABLE": 0.125,
+    "SITU_GATE_TABLE": 0.25,
+    "SITU_GATE_GRAD_TABLE": 0.25,
+    "SITU_UP_TABLE": 0.5,
+    "SITU_UP_GRAD_TABLE": 0.5,
 }
 
 
@@ -1032,12 +1036,14 @@ def test_gated_entries_take_the_kernels():
     assert of("reglu") is None and of("bilinear") is None and of("gtu") == "gtu"
     assert of("swiglustep", limit=7.0) == "swiglustep" and of("swiglustep", limit=6.0) is None
     assert of("clamped_swiglu", limit=7.0) == "clamped_swiglu" and of("clamped_swiglu", limit=6.0) is None
+    assert of("situ_glu", beta=4.0, linear_beta=25.0) == "situ_glu"
+    assert of("situ_glu", beta=2.0, linear_beta=25.0) is None and of("situ_glu", beta=4.0, linear_beta=5.0) is None
     swiglu = nonlin.spec("swiglu")
     assert dispatch.job_for(swiglu, torch.float32, swiglu.defaults()).native == "swiglu"
     assert dispatch.job_for(swiglu, torch.bfloat16, swiglu.defaults()).native is None  # (its gate table)
     assert dispatch.job_for(swiglu, torch.float32, {"beta": 2.0}).native is None
     # bfloat16: the gated entries with no gate table (both halves nonlinear, or clamped) take the kernels too
-    for name in ("gtu", "clamped_swiglu", "swiglustep"):
+    for name in ("gtu", "clamped_swiglu", "swiglustep", "situ_glu"):
         s = nonlin.spec(name)
         assert dispatch.job_for(s, torch.bfloat16, s.defaults()).native == name
         assert dispatch.job_for(s, torch.float16, s.defaults()).native is None
@@ -1210,21 +1216,35 @@ def test_gtu_non_finite_inputs_and_signed_zeros_are_the_ieee_products():
 # float32 whose silu is below L; clamped_swiglu, silu(min(g, L)) clamp(v, -L, L): swiglu's kernel on the clamped g
 # and v. Against the catalog's float64 path with autograd (its indicators' zeros and NaN included), within swiglu's
 # bounds
-def _check_clipped(name: str, g: torch.Tensor, v: torch.Tensor, go: torch.Tensor) -> None:
+def _check_float64_path(
+    name: str,
+    g: torch.Tensor,
+    v: torch.Tensor,
+    go: torch.Tensor,
+    bounds: tuple[float, float] = GATED_BOUNDS["swiglu"],
+    underflows: tuple[torch.Tensor, torch.Tensor] | None = None,
+) -> None:
+    """The kernels against the catalog's float64 path with autograd; `underflows`: the lanes (of d/dg, d/dv) where
+    float64's factors underflow to 0 but the true derivative is not 0 (default: g < -745, silu's and sigma's)."""
     gd, vd = (t.double().requires_grad_() for t in (g, v))
     ref = F.function(name)(gd, vd)
     ref.backward(go.double())
     y = native32.gated_forward(name, g, v)
     dg, dv = torch.empty_like(g), torch.empty_like(g)
     assert native32.gated_backward(name, go, g, v, dg, dv)
-    # (where float64's silu(g) underflows to 0 (g < -745) an infinite go gives float64 NaN; swiglu's kernel gives
-    # the true product's infinity there, NaN only beside a true zero: not a finite number either way)
-    underflow = go.isinf() & (g < -745) & g.isfinite()
-    forward_ulp, grad_ulp = GATED_BOUNDS["swiglu"]
-    for got, want, bound in ((y, ref.detach(), forward_ulp), (dg, gd.grad, grad_ulp), (dv, vd.grad, grad_ulp)):
-        if got is not y:
-            assert not got[underflow].isfinite().any()
-            got, want = got[~underflow], want[~underflow]
+    # (where float64's silu(g) or sigma(g) underflows to 0 (g < -745) an infinite go gives float64 NaN; the kernels
+    # give the true product's infinity there, NaN only beside a true zero: not a finite number either way)
+    left = (g < -745) & g.isfinite()
+    dg_far, dv_far = (left, left) if underflows is None else underflows
+    forward_ulp, grad_ulp = bounds
+    for got, want, bound, far in (
+        (y, ref.detach(), forward_ulp, None),
+        (dg, gd.grad, grad_ulp, go.isinf() & dg_far),
+        (dv, vd.grad, grad_ulp, go.isinf() & dv_far),
+    ):
+        if far is not None:
+            assert not got[far].isfinite().any()
+            got, want = got[~far], want[~far]
         want32 = want.float()
         assert torch.equal(got.isnan(), want32.isnan())
         exact = (want32 == 0) | want32.isinf()
@@ -1247,9 +1267,9 @@ def test_clipped_swiglus_are_within_swiglus_bounds(name):
     clips = torch.cat([clips, torch.nextafter(clips, torch.zeros(2)), torch.nextafter(clips, 2 * clips)])
     g2 = near_cut.repeat_interleave(len(clips) + 3)
     v2 = torch.cat([clips, torch.tensor([1.0, -0.5, 3e-20])]).repeat(len(near_cut))
-    _check_clipped(name, torch.cat([g, g2]), torch.cat([v, v2]), torch.cat([go, torch.randn(len(g2))]))
-    _check_clipped(name, v, g, go)
-    _check_clipped(name, g2, v2, torch.full_like(g2, 2.0**32 * 1.01))
+    _check_float64_path(name, torch.cat([g, g2]), torch.cat([v, v2]), torch.cat([go, torch.randn(len(g2))]))
+    _check_float64_path(name, v, g, go)
+    _check_float64_path(name, g2, v2, torch.full_like(g2, 2.0**32 * 1.01))
 
 
 @needs_kernels
@@ -1262,7 +1282,60 @@ def test_clipped_swiglus_non_finite_inputs_and_signed_zeros_are_the_float64_path
     g = values.repeat_interleave(len(values))
     v = values.repeat(len(values))
     for s in (1.0, -1.0, 0.0, -0.0, float("inf"), -float("inf"), float("nan")):
-        _check_clipped(name, g, v, torch.full_like(g, s))
+        _check_float64_path(name, g, v, torch.full_like(g, s))
+
+
+# situ_glu at its defaults (beta_g = 4, beta_u = 25): G(g) U(v) from interval tables (G' with its zero carried) where
+# |g| < 8 and |v| < 16, doubles elsewhere. Measured 0.57 / 0.71 / 0.58 (forward, d/dg, d/dv) on 1M g ~ 3 N(0, 1), v ~
+# 5 N(0, 1); 0.54 / 0.56 / 0.54 with g over [-60, 60], v and go scaled by 2^[-40, 8] and 2^[-40, 40]; 0.51 around the
+# zero of G' (notes/2026-12-07d/situ_check.py); `nonlin check` 0.61 / 0.77 / 0.61
+SITU_BOUNDS = (0.75, 0.9)
+
+
+@needs_kernels
+def test_situ_glu_is_within_its_bounds():
+    """g over every binade and dense over [-20, 20] against v of every binade (and the reverse), go ~ N(0, 1); a
+    sample of far and scaled lanes; and the 2001 float32 gates nearest the zero of G' (its table carries g - x0 on
+    both paths) with values inside and beyond the tables' range, against mpmath."""
+    g, v, go = _gated_sample()
+    _check_float64_path("situ_glu", g, v, go, SITU_BOUNDS)
+    _check_float64_path("situ_glu", v, g, go, SITU_BOUNDS)
+    gen = torch.Generator().manual_seed(13)
+    n = 1 << 18
+    g = (torch.rand(n, generator=gen) * 2 - 1) * 60
+    v = torch.randn(n, generator=gen) * 40 * torch.exp2(torch.randint(-40, 9, (n,), generator=gen).float())
+    go = torch.randn(n, generator=gen) * torch.exp2(torch.randint(-40, 40, (n,), generator=gen).float())
+    _check_float64_path("situ_glu", g, v, go, SITU_BOUNDS)
+    x0 = np.float32(native32.SITU_X0[0])
+    gz = x0 + np.arange(-1000, 1001, dtype=np.float32) * np.spacing(x0)
+
+    def grad(x, value):  # d/dg of G(g) U(v) at g = x, v = value
+        s, m = 1 / (1 + mpmath.exp(-x)), 1 / (1 + mpmath.exp(x))
+        return (mpmath.sech(x / 4) ** 2 * s + 4 * mpmath.tanh(x / 4) * s * m) * 25 * mpmath.tanh(value / 25)
+
+    for value in (3.0, 30.0):
+        dg, dv = torch.empty(len(gz)), torch.empty(len(gz))
+        g, v = torch.from_numpy(gz), torch.full((len(gz),), value)
+        assert native32.gated_backward("situ_glu", torch.ones_like(g), g, v, dg, dv)
+        with mpmath.workdps(40):
+            ref = np.array([float(grad(mpmath.mpf(float(x)), mpmath.mpf(value))) for x in gz])
+        assert _ulp_error(dg.numpy(), ref).max() <= SITU_BOUNDS[1]
+
+
+@needs_kernels
+def test_situ_glu_non_finite_inputs_and_signed_zeros_are_the_float64_paths():
+    """NaN, infinities, signed zeros, subnormal and huge values in g, v and go: the NaN, zeros (of their sign) and
+    infinities the catalog's float64 path gives (G(-inf) = -0, G'(+-inf) = +-0, U'(+-inf) = 0 exactly)."""
+    values = [float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1e-40, -1e-40, 1.5, -1.5, -1.22, 8.0, -8.0]
+    values = torch.tensor([*values, 16.0, -16.0, 90.0, -90.0, -800.0, 3e38, -3e38])
+    g = values.repeat_interleave(len(values))
+    v = values.repeat(len(values))
+    # (float64's sigma(g) underflows below g = -745, G' above ~1490 and U' = sech^2(v / 25) beyond |v| = 9300,
+    # where the true factors are not 0: there an infinite go gives the kernels' infinity, float64's NaN)
+    left = (g < -745) & g.isfinite()
+    underflows = (left | ((g > 1490) & g.isfinite()), left | ((v.abs() > 9300) & v.isfinite()))
+    for s in (1.0, -1.0, 0.0, -0.0, float("inf"), -float("inf"), float("nan"), 3e38, 1e-40):
+        _check_float64_path("situ_glu", g, v, torch.full_like(g, s), SITU_BOUNDS, underflows)
 
 
 # ATen's AVX-512 Vectorized<float>::blendv (and <double>'s) selects only the lanes whose mask is all ones, where
