@@ -2728,17 +2728,22 @@ ALWAYS static inline VD derf_grad_d(VD go, VD x) {
   const VD far = exp_d(at::vec::minimum(at::vec::maximum(z + VD(700.0), VD(-700.0)), VD(0.0)));
   return go * (exp_d(at::vec::maximum(z, VD(-700.0))) * far * VD(0.5 * TWO_OVER_SQRT_PI_D));
 }
-ALWAYS static inline VF derf_grad_f(VF go, VF x) {
-  if (every_table_lane(go, x, 4.0f)) return go_times_table<4>(go, x, DERF_GRAD_T);
-  const VF table = x.abs() < C(4.0f);
+// go f'(x) from a derivative's table (no zero) below |x| = 16 / P, a go outside [2^-32, 2^32] multiplying its value in
+// doubles (table_lanes_or), and beyond the table FAR(go, x) in doubles, rounded once (NaN x: NaN)
+template <int P, VD (*FAR)(VD, VD), int ROWS>
+ALWAYS static inline VF table_grad_or_doubles(VF go, VF x, const float (&tab)[ROWS][32]) {
+  constexpr float edge = 16.0f / P;
+  if (every_table_lane(go, x, edge)) return go_times_table<P>(go, x, tab);
+  const VF table = x.abs() < C(edge);
   VF fh, fl;
-  table_parts(table_at<4>(x & table), DERF_GRAD_T, fh, fl);
+  table_parts(table_at<P>(x & table), tab, fh, fl);
   VD gl, gh, xl, xh;
   widen(go, gl, gh);
   widen(x, xl, xh);
-  const VF far = nan_to(narrow(derf_grad_d(gl, xl), derf_grad_d(gh, xh)), x);
+  const VF far = nan_to(narrow(FAR(gl, xl), FAR(gh, xh)), x);
   return table_lanes_or(go, fh, fl, table, far);
 }
+ALWAYS static inline VF derf_grad_f(VF go, VF x) { return table_grad_or_doubles<4, derf_grad_d>(go, x, DERF_GRAD_T); }
 
 // sau at its defaults (alpha = 0.01, sigma = 1), alpha x + (1 - alpha)(x Phi(x) + phi(x)): below |x| = 8 from SAU_T
 // (native32's interval tables; its zero x0 = -1.72 carried as x - x0: grad_table_parts), rounded once; from 8 up x
@@ -2770,17 +2775,7 @@ ALWAYS static inline VD sau_grad_d(VD go, VD x) {
   const VD t = exp_d(at::vec::maximum(VD(-0.5) * a * a, VD(-700.0))) * gauss_tail_d(a) * VD(SAU_BETA_D);
   return go * VD::blendv(VD(1.0) - t, VD(SAU_ALPHA_D) + t, x < VD(0.0));
 }
-ALWAYS static inline VF sau_grad_f(VF go, VF x) {
-  if (every_table_lane(go, x, 4.0f)) return go_times_table<4>(go, x, SAU_GRAD_T);
-  const VF table = x.abs() < C(4.0f);
-  VF fh, fl;
-  table_parts(table_at<4>(x & table), SAU_GRAD_T, fh, fl);
-  VD gl, gh, xl, xh;
-  widen(go, gl, gh);
-  widen(x, xl, xh);
-  const VF far = nan_to(narrow(sau_grad_d(gl, xl), sau_grad_d(gh, xh)), x);
-  return table_lanes_or(go, fh, fl, table, far);
-}
+ALWAYS static inline VF sau_grad_f(VF go, VF x) { return table_grad_or_doubles<4, sau_grad_d>(go, x, SAU_GRAD_T); }
 
 // log_sigmoid, log sigma(x) = -softplus(-x): below |x| = 8 from LOG_SIGMOID_T (native32's interval tables), beyond
 // in doubles (sqrtsoftplus's softplus_d, to 2^-30 before the one rounding: -u rounds into float32's subnormals from x
