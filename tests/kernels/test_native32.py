@@ -288,8 +288,8 @@ def _gelu_grad(x: np.ndarray) -> np.ndarray:
 # sqrtsoftplus 0.57 / 0.53 (below |x| = 8 its interval tables, 0.54 / 0.52 on 4M dense points; beyond, exp and
 # log1p in doubles to 2^-30, rounded once: 0.504 / 0.505), log_sigmoid 0.58 / 1.63 (below |x| = 8 its interval table,
 # beyond sqrtsoftplus's softplus in doubles; the derivative glu's sigma(g) v at g = -x, v = go: u = e^-|x| rounded,
-# below 1.92 as sigmoid's forward; softplus its kernel at -x, negated), snake 0.5000 / 0.5000 (x + sin^2 x and (sin x + cos x)^2 from gcu's sine and
-# cosine in doubles, rounded once: on 1M points over [-50, 50] with go ~ N(0, 1); snake_beta at its defaults the
+# below 1.92 as sigmoid's forward; softplus its kernel at -x, negated), snake 0.5000 / 0.5000 (x + sin^2 x and
+# (sin x + cos x)^2 from gcu's sine and cosine in doubles, rounded once: on 1M points over [-50, 50] with go ~ N(0, 1); snake_beta at its defaults the
 # same), mish 0.59 / 0.55 and mila 0.58 /
 # 0.58 (below |x| = 8 and 4 interval tables, the derivative's zero carried; beyond, softplus, tanh and sech^2 in
 # doubles: on 600K points over [-30, 30] and 10K over [-120, -80], go ~ N(0, 1) scaled by 1 and 2^+-40; the forward
@@ -573,8 +573,8 @@ def test_an_entry_written_as_the_primitive_takes_it():
 
 
 # The interval tables (native32's `table_parts`): primitive -> (the backward's range's edge A or None, the
-# derivative's zero (sau's: its forward's) or None, the forward's edge or None: None where that pass takes no table); measured 0.61 / 0.63
-# (gelu), 0.53 / 0.57 (serf), 0.54 / 0.59 (tanhexp), 0.62 / 0.59 (log_ndtr), 0.53 / 0.53 (lecun_tanh), 0.54 / 0.52
+# derivative's zero (sau's: its forward's) or None, the forward's edge or None: None where that pass takes no
+# table); measured 0.61 / 0.63 (gelu), 0.53 / 0.57 (serf), 0.54 / 0.59 (tanhexp), 0.62 / 0.59 (log_ndtr), 0.53 / 0.53 (lecun_tanh), 0.54 / 0.52
 # (sqrtsoftplus) and 0.51 (tanh's forward) on 4M dense points; silu's backward, its table evaluated in float32, 1.85
 # on this test's points (PLAIN_TABLE_BOUNDS)
 TABLES = {
