@@ -1868,22 +1868,23 @@ ALWAYS static inline VF elu_like_grad_f(VF go, VF x, float sh, float sl, float c
 // (expm1_tail's, rounded once): t - 1 is exact for k >= -24 and rounds by half an ULP of the result below; p's
 // rounding (half its ULP) reaches the result times t, at most a quarter of the result's ULP (k = -1): ~0.75 ULP and
 // the fit's 2^-32 (the goal is 2). x's sign on the result (-0 stays -0), NaN stays NaN
-ALWAYS static inline VF elu_f(VF x) {
-  const VF z = at::vec::minimum(at::vec::maximum(x, C(-30.0f)), C(0.0f));
+// e^z = t (1 + p) for -87 < z <= 0: t = 2^k (normal), p = e^r - 1 rounded once (expm1_tail's, its error term unused)
+ALWAYS static inline void exp_split(VF z, VF& t, VF& p) {
   const VF k = (z * C(1.44269502f)).round();
-  VF p, pe;
+  VF pe;
   expm1_tail(fma_(k, C(-1.42860677e-06f), fma_(k, C(-0.693145751953125f), z)), p, pe);
-  const VF t = pow2(k);
+  t = pow2(k);
+}
+ALWAYS static inline VF elu_f(VF x) {
+  VF t, p;
+  exp_split(at::vec::minimum(at::vec::maximum(x, C(-30.0f)), C(0.0f)), t, p);
   return nan_to(blend(fma_(t, p, t - C(1.0f)), x, x > C(0.0f)) | (x & C(-0.0f)), x);
 }
 // go e^x for x <= 0 (go above): go fma(t, p, t), e^x = t (1 + p) as the forward's, rounded twice (~1.5 ULP with p's
 // rounding; the goal is 4), for x >= -80 (t normal) and go in [2^-32, 2^32] or 0; other lanes elu_like_grad_f's
 ALWAYS static inline VF elu_fast_grad(VF go, VF x) {
-  const VF z = at::vec::minimum(x, C(0.0f));
-  const VF k = (z * C(1.44269502f)).round();
-  VF p, pe;
-  expm1_tail(fma_(k, C(-1.42860677e-06f), fma_(k, C(-0.693145751953125f), z)), p, pe);
-  const VF t = pow2(k);
+  VF t, p;
+  exp_split(at::vec::minimum(x, C(0.0f)), t, p);
   return blend(go * fma_(t, p, t), go, x > C(0.0f));
 }
 ALWAYS static inline VF elu_grad_f(VF go, VF x) {
