@@ -263,8 +263,9 @@ def _make(s: Spec) -> Callable[..., torch.Tensor]:
             **params,
         ):
             common = not (args or training) and inplace is False and generator is None
-            if common and isinstance(x, torch.Tensor):
-                # the common call, on a route settled before (at the defaults, or at these keyword values)
+            if common and isinstance(x, torch.Tensor) and not torch.compiler.is_compiling():
+                # the common call, on a route settled before (at the defaults, or at these keyword values; none
+                # inside torch.compile, where dynamo would guard on the settled routes' dict)
                 y = _route.settled_with(s, x, params) if params else _route.settled(s, x)
                 if y is not None:
                     return y
@@ -285,6 +286,7 @@ def _make(s: Spec) -> Callable[..., torch.Tensor]:
                 and layout == "gate_value"
                 and not s.extra_inputs
                 and isinstance(tensors[0], torch.Tensor)
+                and not torch.compiler.is_compiling()
             ):
                 y = _route.settled_packed(s, tensors[0])  # the common call, on a route settled before
                 if y is not None:
@@ -346,7 +348,10 @@ def _borrow(record: Alias, s: Spec) -> Callable[..., torch.Tensor]:
     bound: dict[tuple, tuple[str, dict[str, Any], Spec]] = {}  # bind's answers (and the entry) by `_bound_key`
 
     def f(*args, **kwargs):
-        if common and len(args) == 1 and not kwargs and isinstance(args[0], torch.Tensor):
+        # (`common`, `plain` and `bound` are read outside torch.compile only: a graph traced while one was empty
+        # would guard on that, and compile again once an eager call had filled it)
+        compiling = torch.compiler.is_compiling()
+        if not compiling and common and len(args) == 1 and not kwargs and isinstance(args[0], torch.Tensor):
             calling.check_ndim(record, args[0])
             target, value_first = common[0]
             if target.kind is Kind.POINTWISE:
@@ -362,8 +367,7 @@ def _borrow(record: Alias, s: Spec) -> Callable[..., torch.Tensor]:
         if k < len(args) or kwargs:
             # A call with parameters (leaky_relu(x, 0.2), LeakyReLU(0.2)'s each call): bind's answer for the same
             # plain numbers, once known, then the settled-route lookup of those values (binding had cost 2 us a call)
-            # (outside torch.compile only: dynamo would guard on the dict, and recompile as it fills)
-            key = None if torch.compiler.is_compiling() else _bound_key(args[k:], kwargs)
+            key = None if compiling else _bound_key(args[k:], kwargs)
             known = bound.get(key) if key is not None else None
             if known is None:
                 entry, kw = calling.bind(record, s, args[k:], kwargs)
@@ -376,8 +380,7 @@ def _borrow(record: Alias, s: Spec) -> Callable[..., torch.Tensor]:
                 if y is not None:
                     return y
             return _BASE[entry](*args[:k], **kw)
-        if plain or not torch.compiler.is_compiling():
-            # (filled outside torch.compile only: a list dynamo saw empty, then filled, would recompile)
+        if not compiling:
             if not plain:
                 entry, kw = calling.bind(record, s, (), {})
                 # upstream defaults equal to the entry's own: the call with no parameters (the fast one), less

@@ -41,7 +41,7 @@ import torch
 
 from nonlin import route_profile
 from nonlin.autograd import apply as eager_apply
-from nonlin.kernels import dispatch, native32, state
+from nonlin.kernels import dispatch, graph_ops, native32, state
 from nonlin.kernels.codegen import negative_zeros
 from nonlin.registry import names
 from nonlin.registry import spec as get_spec
@@ -371,10 +371,35 @@ def _torch_op(s: Spec, main: tuple[torch.Tensor, ...], params: Mapping[str, Any]
 
 def _defaults(name: str) -> dict[str, Any]:
     """The entry's default parameters (one dict per entry, shared: read it, never change it)."""
+    if torch.compiler.is_compiling():
+        _fill_defaults(name)  # (before dynamo reads the dict: see `_fill_defaults`)
     d = _DEFAULTS.get(name)
     if d is None:
         d = _DEFAULTS[name] = get_spec(name).defaults()
     return d
+
+
+@graph_ops.constant_result
+def _fill_defaults(name: str) -> bool:
+    """Put the entry's defaults in `_DEFAULTS`. Inside a caller's torch.compile dynamo runs this as it is (a
+    constant result: `graph_ops.constant_result`), so that the graph it traces finds the entry there: a graph
+    traced while the dict lacked it had guarded on its absence, and the caller's function, once its first call
+    had filled it, compiled a second time."""
+    if name not in _DEFAULTS:
+        _DEFAULTS[name] = get_spec(name).defaults()
+    return True
+
+
+@graph_ops.constant_result
+def _row_of_call(name: str, dtype: torch.dtype, device: str, pass_: Pass, size: Size) -> Route:
+    """The table's route of a call's row, remembered per (entry, dtype, device, pass, size class). A constant
+    result inside a caller's torch.compile, as `_fill_defaults` (its guards on the table's caches had made the
+    caller's function compile a second time, and every later call evaluate them)."""
+    key = (name, dtype, device, pass_, size)
+    r = _BY_CALL.get(key)
+    if r is None:
+        r = _BY_CALL[key] = table_route(name, _DTYPE_NAME[dtype], device, pass_, size)
+    return r
 
 
 def _pass(main: tuple[torch.Tensor, ...], extra: tuple[torch.Tensor, ...]) -> Pass:
@@ -411,9 +436,7 @@ def choose(
         return "eager"
     # One dict lookup per call on the row (this runs on every call of a torch row: keep it cheap).
     key = (s.name, x.dtype, dev, _pass(main, extra), _size(x))
-    r = _BY_CALL.get(key)
-    if r is None:
-        r = _BY_CALL[key] = table_route(s.name, _DTYPE_NAME[x.dtype], dev, key[3], key[4])
+    r = _row_of_call(*key)
     compiling = torch.compiler.is_compiling()
     if r == "torch":
         if _torch_serves(s, body, extra, params, x, compiling):
@@ -544,10 +567,9 @@ def _settled_key(s: Spec, x: torch.Tensor, requires_grad: bool, numel: int) -> t
 def _settled_job(key: tuple) -> object | None:
     """The settled route of `key` (`_TORCH_OP` or a job) where the default settings are in force outside
     torch.compile, else None."""
-    if _PINNED or _RECORD or not state.is_default():
-        return None
-    done = _SETTLED.get(key)
-    return None if done is None or torch.compiler.is_compiling() else done
+    if _PINNED or _RECORD or not state.is_default() or torch.compiler.is_compiling():
+        return None  # (compiling: before the dict, which dynamo would guard on, and recompile as it fills)
+    return _SETTLED.get(key)
 
 
 def settled(s: Spec, x: torch.Tensor) -> torch.Tensor | None:
@@ -590,10 +612,10 @@ def settled_with(s: Spec, x: torch.Tensor, params: Mapping[str, Any]) -> torch.T
     for the same keywords and values before (`run`'s settle_as), or torch's op where its row holds at them, or
     None. Such a call had paid the whole route (parameter checks, the table, the job lookup) each time: elu at
     alpha 0.5 on 32K float32 1.4x torch's op. Kept lean: at 32K torch's leaky_relu takes ~4 us."""
-    if _PINNED or _RECORD or not state.is_default() or not plain_numbers(params):
+    if _PINNED or _RECORD or not state.is_default() or torch.compiler.is_compiling() or not plain_numbers(params):
         return None
     done = _SETTLED.get(_settled_with_key(s, x, tuple(params.items()), params))
-    if done is None or torch.compiler.is_compiling():
+    if done is None:
         return None
     return _torch_op(s, (x,), params) if done is _TORCH_OP else dispatch.run_job(done, (x,))
 

@@ -209,6 +209,36 @@ def test_compiled_model_traces_the_fused_functions(name):
     assert _max_ulp(g, g0) <= 4.5
 
 
+@pytest.mark.parametrize("name", ["silu", "swiglu", "relu", "tanh"])
+@pytest.mark.parametrize("grad", [False, True])
+@pytest.mark.parametrize("form", ["function", "module"])
+def test_a_compiled_function_compiles_once(name, grad, form):
+    """A caller's compiled function compiles once for its inputs, whatever nonlin's caches held when it was traced
+    or hold later: a graph traced while they lacked the call's row had guarded on that, and compiled a second time
+    once its first call had filled them (and evaluated those guards on every call)."""
+    from torch._dynamo.testing import CompileCounter
+
+    torch._dynamo.reset()
+    route._set_measured(dict(route._MEASURED))  # the table's caches empty, the profile kept
+    route._DEFAULTS.pop(name, None)
+    counter = CompileCounter()
+    f = F.function(name) if form == "function" else nonlin.get(name)
+    fn = torch.compile(lambda t: f(t) * 2.0, backend=counter)
+    x = torch.randn(8, 64, requires_grad=grad)
+    with torch.set_grad_enabled(grad):
+        for _ in range(3):
+            fn(x)
+    for other in ("gelu", "mish", "softplus", "geglu", name):  # other calls fill the caches further
+        F.function(other)(torch.randn(8, 64))
+        F.function(other)(torch.randn(1024, 512, requires_grad=True)).sum().backward()
+    with torch.set_grad_enabled(grad):
+        y = fn(x)
+    with use("eager"):
+        y0 = f(x) * 2.0
+    assert counter.frame_count == 1
+    assert _max_ulp(y, y0) <= 2.5
+
+
 @pytest.mark.parametrize("shape", [(), (0,), (1,), (3, 4, 0), (1, 1)])
 def test_scalar_and_empty_inputs_on_the_direct_path(shape):
     """Sizes dynamo would specialise (0, 1) run the one dynamic-size kernel, with the eager path's values."""
@@ -225,12 +255,15 @@ def test_scalar_and_empty_inputs_on_the_direct_path(shape):
 
 
 def test_traced_prepare_carries_dynamos_constant_marker():
-    # dispatch marks its functions run once per trace by hand so that importing nonlin does not import
+    # graph_ops marks the functions dynamo runs once per trace by hand so that importing nonlin does not import
     # torch._dynamo; the marker must stay the one torch's decorator sets
     marked = torch._dynamo.assume_constant_result(lambda: None)
     names = [k for k in vars(marked) if k.startswith("_dynamo")]
-    assert len(dispatch.CONSTANT_RESULTS) == 3
-    for fn in dispatch.CONSTANT_RESULTS:
+    from nonlin.kernels import graph_ops
+
+    marks = {fn.__name__ for fn in graph_ops.CONSTANT_RESULTS}
+    assert marks == {"_prepare", "prepare_eager_trace", "_prepare_inputs", "_fill_defaults", "_row_of_call"}
+    for fn in graph_ops.CONSTANT_RESULTS:
         assert names and all(getattr(fn, k, None) == getattr(marked, k) for k in names)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from nonlin.kernels import cpu, gather, native32, state, table, vec_convert
+from nonlin.kernels import cpu, gather, graph_ops, native32, state, table, vec_convert
 from nonlin.kernels import ops as _ops  # registers torch.ops.nonlin.*
 from nonlin.kernels.codegen import Plan, negative_zeros, plan
 from nonlin.spec import Kind, Spec
@@ -563,6 +563,7 @@ def traceable(spec: Spec, body) -> bool:
 _TRACED: dict[tuple, tuple] = {}
 
 
+@graph_ops.constant_result
 def _prepare(name: str, dtype: torch.dtype, values: tuple, settings: tuple) -> bool:
     """Generate the functions of a traced call (dynamo runs this, once per key, outside the graph)."""
     key = (name, dtype, values, settings)
@@ -656,6 +657,7 @@ def _table_backward(slopes: torch.Tensor, wide: torch.Tensor | None):
     return grad
 
 
+@graph_ops.constant_result
 def prepare_eager_trace() -> bool:
     """Before the eager route's float64 formula is traced into a caller's compiled CPU graph: the kernels the
     caller's inductor builds from it get the vector conversions and bool masks (vec_convert.install; a bfloat16
@@ -722,6 +724,7 @@ class _TracedPacked(torch.autograd.Function):
 _TRACED_INPUTS: dict[tuple, tuple[Plan, dict, dict]] = {}
 
 
+@graph_ops.constant_result
 def _prepare_inputs(
     name: str, dtype: torch.dtype, values: tuple, settings: tuple, tensors: tuple, vector: tuple
 ) -> bool:
@@ -779,13 +782,3 @@ def _split_inputs(key: tuple, n_main: int, n_extra: int, inputs) -> tuple[list, 
     rest = n_main + n_extra
     extras, tparams = _ops.plan_inputs(p, ",".join(key[4]), list(inputs[n_main:rest]), list(inputs[rest:]))
     return list(inputs[:n_main]), extras, tparams
-
-
-# Functions dynamo calls once while tracing and takes the result of as a constant. What
-# torch._dynamo.assume_constant_result does (torch 2.11-2.14), without importing torch._dynamo when nonlin is
-# imported: that import costs about a second and imports triton, whose language module is then built without
-# TRITON_INTERPRET if the caller sets it later (every interpreted kernel then fails).
-# tests/kernels/test_call_path.py checks the marker against the decorator.
-CONSTANT_RESULTS = (_prepare, prepare_eager_trace, _prepare_inputs)
-for _fn in CONSTANT_RESULTS:
-    _fn._dynamo_marked_constant = True  # type: ignore[attr-defined]

@@ -74,7 +74,7 @@ from dataclasses import dataclass
 import torch
 
 from nonlin.catalog.smooth import SELU_ALPHA, SELU_SCALE
-from nonlin.kernels import mask_moves
+from nonlin.kernels import graph_ops, mask_moves
 from nonlin.kernels.gather import empty, packed_halves, row_layout
 from nonlin.spec import Kind
 
@@ -4638,28 +4638,21 @@ def _formula_grads(primitive: str, go: torch.Tensor, *inputs: torch.Tensor) -> t
 # Inside a caller's torch.compile the kernels are these ops, opaque to inductor (its code for the generated
 # float32 forms is what these kernels replace), so that a compiled model computes what an eager one does, bit
 # for bit. Where a kernel is not built (compilation turned off since), `_formula`.
-@torch.library.custom_op("nonlin::native32", mutates_args=())
+@graph_ops.cpu_op("native32", "(Tensor x, str primitive) -> Tensor", lambda x, primitive: graph_ops.like(x))
 def traced_forward(x: torch.Tensor, primitive: str) -> torch.Tensor:
-    flat = x.contiguous().view(-1)
-    y = forward(primitive, flat)
-    return (_formula(primitive, flat) if y is None else y).view(x.shape)
+    # (`forward` takes a contiguous tensor of any shape as it is: no view per call, each ~1 µs of a small call)
+    x = x.contiguous()
+    y = forward(primitive, x)
+    return _formula(primitive, x) if y is None else y
 
 
-@traced_forward.register_fake
-def _(x, primitive):
-    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
-
-
-@torch.library.custom_op("nonlin::native32_grad", mutates_args=())
+@graph_ops.cpu_op(
+    "native32_grad", "(Tensor go, Tensor x, str primitive) -> Tensor", lambda go, x, primitive: graph_ops.like(x)
+)
 def traced_backward(go: torch.Tensor, x: torch.Tensor, primitive: str) -> torch.Tensor:
-    flat, g = x.contiguous().view(-1), go.contiguous().view(-1)
-    out = backward(primitive, g, flat)
-    return (_formula_grads(primitive, g, flat)[0] if out is None else out).view(x.shape)
-
-
-@traced_backward.register_fake
-def _(go, x, primitive):
-    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    x, go = x.contiguous(), go.contiguous()
+    out = backward(primitive, go, x)
+    return _formula_grads(primitive, go, x)[0] if out is None else out
 
 
 def _as_rows(t: torch.Tensor) -> torch.Tensor:
@@ -4671,19 +4664,20 @@ def _as_rows(t: torch.Tensor) -> torch.Tensor:
     return _rows_of(t, t.shape[-1])
 
 
-@torch.library.custom_op("nonlin::native32_gated", mutates_args=())
+@graph_ops.cpu_op(
+    "native32_gated", "(Tensor g, Tensor v, str primitive) -> Tensor", lambda g, v, primitive: graph_ops.like(g)
+)
 def traced_gated_forward(g: torch.Tensor, v: torch.Tensor, primitive: str) -> torch.Tensor:
     gf, vf = _as_rows(g), _as_rows(v)
     y = gated_forward(primitive, gf, vf)
     return (_formula(primitive, gf, vf) if y is None else y).view(g.shape)
 
 
-@traced_gated_forward.register_fake
-def _(g, v, primitive):
-    return torch.empty(g.shape, dtype=g.dtype, device=g.device)
-
-
-@torch.library.custom_op("nonlin::native32_gated_grad", mutates_args=())
+@graph_ops.cpu_op(
+    "native32_gated_grad",
+    "(Tensor go, Tensor g, Tensor v, str primitive) -> (Tensor, Tensor)",
+    lambda go, g, v, primitive: (graph_ops.like(g), graph_ops.like(v)),
+)
 def traced_gated_backward(
     go: torch.Tensor, g: torch.Tensor, v: torch.Tensor, primitive: str
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -4694,28 +4688,30 @@ def traced_gated_backward(
     return dg.view(g.shape), dv.view(v.shape)
 
 
-@traced_gated_backward.register_fake
-def _(go, g, v, primitive):
-    return torch.empty(g.shape, dtype=g.dtype, device=g.device), torch.empty(v.shape, dtype=v.dtype, device=v.device)
+def _half_shape(x: torch.Tensor) -> tuple[int, ...]:
+    return (*x.shape[:-1], x.shape[-1] // 2)
 
 
 # A caller's torch.compile of a gated call on one packed [..., 2d] tensor: the same kernels on the packed rows'
 # halves (read in place), the backward writing the packed gradient's halves itself (two half gradients would be
 # concatenated by the caller's graph: a copy of both)
-@torch.library.custom_op("nonlin::native32_gated_packed", mutates_args=())
+@graph_ops.cpu_op(
+    "native32_gated_packed",
+    "(Tensor x, str primitive, bool value_first) -> Tensor",
+    lambda x, primitive, value_first: graph_ops.like(x, _half_shape(x)),
+)
 def traced_packed_forward(x: torch.Tensor, primitive: str, value_first: bool) -> torch.Tensor:
     if x.numel() == 0:
-        return torch.empty((*x.shape[:-1], x.shape[-1] // 2), dtype=x.dtype)
+        return torch.empty(_half_shape(x), dtype=x.dtype)
     y = packed_forward(primitive, x, value_first)
     return _formula(primitive, *packed_halves(x, value_first)) if y is None else y
 
 
-@traced_packed_forward.register_fake
-def _(x, primitive, value_first):
-    return torch.empty((*x.shape[:-1], x.shape[-1] // 2), dtype=x.dtype, device=x.device)
-
-
-@torch.library.custom_op("nonlin::native32_gated_packed_grad", mutates_args=())
+@graph_ops.cpu_op(
+    "native32_gated_packed_grad",
+    "(Tensor go, Tensor x, str primitive, bool value_first) -> Tensor",
+    lambda go, x, primitive, value_first: graph_ops.like(x),
+)
 def traced_packed_backward(go: torch.Tensor, x: torch.Tensor, primitive: str, value_first: bool) -> torch.Tensor:
     if x.numel() == 0:
         return empty(x.shape, x.dtype)
@@ -4724,8 +4720,3 @@ def traced_packed_backward(go: torch.Tensor, x: torch.Tensor, primitive: str, va
         dg, dv = _formula_grads(primitive, go, *packed_halves(x, value_first))
         dx = torch.cat((dv, dg) if value_first else (dg, dv), dim=-1)
     return dx
-
-
-@traced_packed_backward.register_fake
-def _(go, x, primitive, value_first):
-    return torch.empty(x.shape, dtype=x.dtype, device=x.device)

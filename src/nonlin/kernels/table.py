@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from nonlin.kernels import gate_sides, gather
+from nonlin.kernels import gate_sides, gather, graph_ops
 
 HALVES = (torch.bfloat16, torch.float16)
 SIZE = 1 << 16
@@ -115,7 +115,11 @@ def backward_by_table(p) -> bool:
 
 # Inside a caller's torch.compile the lookups are these two ops, opaque to inductor: its code for the torch-op
 # forms is a scalar loop (4M bfloat16 gradients with float64 far tails: ~8 ns per element, the kernels ~0.4).
-@torch.library.custom_op("nonlin::half_lookup", mutates_args=())
+@graph_ops.cpu_op(
+    "half_lookup",
+    "(Tensor x, Tensor values, Tensor values32) -> Tensor",
+    lambda x, values, values32: graph_ops.like(x),
+)
 def traced_lookup(x: torch.Tensor, values: torch.Tensor, values32: torch.Tensor) -> torch.Tensor:
     """values[bits(x)] (values of x's half type, values32 the same widened to float32)."""
     bits = _flat(x).view(torch.int16)
@@ -125,12 +129,11 @@ def traced_lookup(x: torch.Tensor, values: torch.Tensor, values32: torch.Tensor)
     return out.view(x.shape)
 
 
-@traced_lookup.register_fake
-def _(x, values, values32):
-    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
-
-
-@torch.library.custom_op("nonlin::half_product", mutates_args=())
+@graph_ops.cpu_op(
+    "half_product",
+    "(Tensor go, Tensor? v, Tensor x, Tensor slopes, Tensor? wide) -> Tensor",
+    lambda go, v, x, slopes, wide: graph_ops.like(x),
+)
 def traced_product(
     go: torch.Tensor, v: torch.Tensor | None, x: torch.Tensor, slopes: torch.Tensor, wide: torch.Tensor | None
 ) -> torch.Tensor:
@@ -141,11 +144,6 @@ def traced_product(
     if not gather.gradient(g, w, bits, slopes, wide, out):
         out = _product(g, w, bits, slopes, wide)
     return out.view(x.shape)
-
-
-@traced_product.register_fake
-def _(go, v, x, slopes, wide):
-    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
 
 
 def packed_gate_gradient(go, x, value_first, gate, gate_wide, slopes, slopes_wide) -> torch.Tensor:
@@ -161,7 +159,12 @@ def packed_gate_gradient(go, x, value_first, gate, gate_wide, slopes, slopes_wid
 
 # A caller's torch.compile of a gated call on one packed tensor: its gradient written in place by one op (two
 # half gradients would be concatenated by the caller's graph: a copy of both)
-@torch.library.custom_op("nonlin::half_gated_packed_grad", mutates_args=())
+@graph_ops.cpu_op(
+    "half_gated_packed_grad",
+    "(Tensor go, Tensor x, bool value_first, Tensor gate, Tensor? gate_wide, Tensor slopes, Tensor? slopes_wide)"
+    " -> Tensor",
+    lambda go, x, value_first, gate, gate_wide, slopes, slopes_wide: graph_ops.like(x),
+)
 def traced_packed_gradient(
     go: torch.Tensor,
     x: torch.Tensor,
@@ -174,11 +177,6 @@ def traced_packed_gradient(
     if x.numel() == 0:
         return gather.empty(x.shape, x.dtype)
     return packed_gate_gradient(go, x, value_first, gate, gate_wide, slopes, slopes_wide)
-
-
-@traced_packed_gradient.register_fake
-def _(go, x, value_first, gate, gate_wide, slopes, slopes_wide):
-    return torch.empty(x.shape, dtype=x.dtype, device=x.device)
 
 
 def all_values(dtype: torch.dtype) -> torch.Tensor:
