@@ -272,7 +272,42 @@ ALWAYS static inline VF lookup32(LaneIndex i, const float* t) {
                                      _mm256_permutevar8x32_ps(_mm256_load_ps(t + 24), i), b3);
   return VF(_mm256_blendv_ps(lo, hi, b4));
 }
+// The eight coefficients c[0..7] of every lane's interval at once, from the table's copy by interval (`by_interval`:
+// [32][8], interval i's coefficients contiguous, which `_floats_table` appends as the table's last 8 rows): each
+// lane's row loaded in two halves and the 8 x 8 block transposed within 128-bit lanes (insertf128, unpack,
+// shuffle: ~32 operations where eight `lookup32`s take ~100, of which the blends cost first-generation EPYC two
+// micro-ops each). The same values as `lookup32` of each row, so the same bits.
+ALWAYS static inline void interval_rows(LaneIndex i, const float* by_interval, VF (&c)[8]) {
+  alignas(32) int32_t at[8];
+  // (bits 0-4 only, as lookup32 reads them: a lane outside the table's range, whose value the caller discards,
+  // or NaN's index, reads an interval all the same)
+  _mm256_store_si256(reinterpret_cast<__m256i*>(at), _mm256_and_si256(i, _mm256_set1_epi32(31)));
+  __m256 t[8];
+  for (int h = 0; h < 2; ++h)
+    for (int l = 0; l < 4; ++l)
+      t[4 * h + l] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(by_interval + 8 * at[l] + 4 * h)),
+                                          _mm_load_ps(by_interval + 8 * at[l + 4] + 4 * h), 1);
+  for (int h = 0; h < 2; ++h) {
+    const __m256 u0 = _mm256_unpacklo_ps(t[4 * h], t[4 * h + 1]), u1 = _mm256_unpackhi_ps(t[4 * h], t[4 * h + 1]);
+    const __m256 u2 = _mm256_unpacklo_ps(t[4 * h + 2], t[4 * h + 3]);
+    const __m256 u3 = _mm256_unpackhi_ps(t[4 * h + 2], t[4 * h + 3]);
+    c[4 * h] = VF(_mm256_shuffle_ps(u0, u2, _MM_SHUFFLE(1, 0, 1, 0)));
+    c[4 * h + 1] = VF(_mm256_shuffle_ps(u0, u2, _MM_SHUFFLE(3, 2, 3, 2)));
+    c[4 * h + 2] = VF(_mm256_shuffle_ps(u1, u3, _MM_SHUFFLE(1, 0, 1, 0)));
+    c[4 * h + 3] = VF(_mm256_shuffle_ps(u1, u3, _MM_SHUFFLE(3, 2, 3, 2)));
+  }
+}
 #endif
+// The eight coefficient rows of a table (its first 8 rows; `ROWS` counts the copy by interval, 8 rows more)
+// at each lane's interval
+template <int ROWS>
+ALWAYS static inline void coefficients(LaneIndex i, const float (&tab)[ROWS][32], VF (&c)[8]) {
+#if defined(CPU_CAPABILITY_AVX512)
+  for (int k = 0; k < 8; ++k) c[k] = lookup32(i, tab[k]);
+#else
+  interval_rows(i, tab[ROWS - 8], c);
+#endif
+}
 
 // Interval tables (SILU_GRAD_T, LECUN_TANH_T and sqrtsoftplus's on -8 < x < 8; gelu's, serf's, tanhexp's,
 // tanhshrink's, lisht's and log_ndtr's, forward and backward, and lecun_tanh's derivative on -4 < x < 4: a polynomial
@@ -292,12 +327,14 @@ template <int P> ALWAYS static inline TableAt table_at(VF x) {
 template <int ROWS>
 ALWAYS static inline void table_parts(const TableAt& at, const float (&tab)[ROWS][32], VF& fh, VF& fl) {
   const VF t = at.t;
-  VF r = lookup32(at.i, tab[7]);
-  for (int k = 6; k >= 3; --k) r = fma_(r, t, lookup32(at.i, tab[k]));
-  const VF c1 = lookup32(at.i, tab[2]);
+  VF c[8];
+  coefficients(at.i, tab, c);
+  VF r = c[7];
+  for (int k = 6; k >= 3; --k) r = fma_(r, t, c[k]);
+  const VF c1 = c[2];
   const VF rh = fma_(r, t, c1), rl = fma_(r, t, c1 - rh);
-  const VF hi = lookup32(at.i, tab[0]);
-  const VF qh = t * rh, ql = fma_(t, rh, -qh) + fma_(t, rl, lookup32(at.i, tab[1]));
+  const VF hi = c[0];
+  const VF qh = t * rh, ql = fma_(t, rh, -qh) + fma_(t, rl, c[1]);
   fh = hi + qh;
   fl = ((hi - fh) + qh) + ql;
 }
@@ -307,11 +344,13 @@ ALWAYS static inline void table_parts(const TableAt& at, const float (&tab)[ROWS
 // intervals) and t r's rounding adds one, at most 0.66 |F| of it (the tables' precondition), then the sum's
 // rounding: F to 2.5 2^-24, and go F's own rounding: below 3.5 ULP (the goal is 4), measured 2.12 on every 3rd
 // float32 in (-8, 8) with go ~ N(0, 1)
-ALWAYS static inline VF plain_table_value(const TableAt& at, const float (&tab)[9][32]) {
+ALWAYS static inline VF plain_table_value(const TableAt& at, const float (&tab)[17][32]) {
   const VF t = at.t;
-  VF r = lookup32(at.i, tab[7]);
-  for (int k = 6; k >= 2; --k) r = fma_(r, t, lookup32(at.i, tab[k]));
-  return lookup32(at.i, tab[0]) + fma_(r, t, lookup32(at.i, tab[1]));
+  VF c[8];
+  coefficients(at.i, tab, c);
+  VF r = c[7];
+  for (int k = 6; k >= 2; --k) r = fma_(r, t, c[k]);
+  return c[0] + fma_(r, t, c[1]);
 }
 // f'(x) = fh + fl from a derivative's table with a zero x0 = x0h + x0l: the table's F times m = mh + ml, x - x0 as
 // dh - x0l (dh exact: Sterbenz) on the intervals around the zero (the table's last row marks them: -0.0) and 1
@@ -319,7 +358,7 @@ ALWAYS static inline VF plain_table_value(const TableAt& at, const float (&tab)[
 // sign also where mh is 0: x at x0's float32 part)
 // (PLAIN: F by plain_table_value, no low part: 2.12 ULP for silu's derivative where the carried one gives 0.75)
 template <int P, bool PLAIN = false>
-ALWAYS static inline void grad_table_parts(VF x, const float (&tab)[9][32], float x0h, float x0l, VF& fh, VF& fl) {
+ALWAYS static inline void grad_table_parts(VF x, const float (&tab)[17][32], float x0h, float x0l, VF& fh, VF& fl) {
   const TableAt at = table_at<P>(x);
   VF sh, sl;
   if constexpr (PLAIN) sh = plain_table_value(at, tab);
@@ -344,7 +383,7 @@ template <int P, int ROWS> ALWAYS static inline VF times_table(VF x, const float
 ALWAYS static inline VF times_grad_table(VF go, VF fh, VF fl) { return fma_(go, fh, go * fl) | ((go ^ fh) & C(-0.0f)); }
 // go f'(x) from a derivative's table with a zero x0 = x0h + x0l (grad_table_parts), rounded once
 template <int P, bool PLAIN = false>
-ALWAYS static inline VF grad_table(VF go, VF x, const float (&tab)[9][32], float x0h, float x0l) {
+ALWAYS static inline VF grad_table(VF go, VF x, const float (&tab)[17][32], float x0h, float x0l) {
   VF fh, fl;
   grad_table_parts<P, PLAIN>(x, tab, x0h, x0l, fh, fl);
   return times_grad_table(go, fh, fl);
@@ -4090,7 +4129,10 @@ def _constants() -> str:
 
 
 def _floats_table(name: str, rows) -> str:
-    """A C++ table of float32 rows (exact literals), 64-byte aligned: `lookup32` loads them as vectors."""
+    """A C++ table of float32 rows (exact literals), 64-byte aligned: `lookup32` loads them as vectors; then its
+    first 8 rows by interval ([32][8], as 8 more rows of 32: `interval_rows`, AVX2's lookup)."""
+    by_interval = [v for i in range(32) for v in (row[i] for row in rows[:8])]
+    rows = (*rows, *(by_interval[32 * k : 32 * k + 32] for k in range(8)))
     body = ",\n".join("  {" + ", ".join(map(_f32, row)) + "}" for row in rows)
     return f"alignas(64) static const float {name}[{len(rows)}][{len(rows[0])}] = {{\n{body}}};"
 
