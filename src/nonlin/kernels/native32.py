@@ -14,8 +14,8 @@ vector operations per 16 elements. Built by inductor's C++ toolchain (`CppPython
 comparison masks (ATen's AVX-512 ones wait on the previous vector's work: elu's forward 1.75 -> 0.70 ns per element).
 
 Only +, -, *, /, fma, round-to-nearest-even, min/max, bit operations, table lookups by a lane's index (the
-interval tables: the floor of P x + 16 converted to int32, exact, then vpermt2ps, or AVX2's vpermps and blends: the
-same values), an int32 -> float32 bit cast (AVX-512's
+interval tables: the floor of P x + 16 converted to int32, exact, then vpermt2ps, or under AVX2 each lane's row of
+the table's copy by interval and an 8 x 8 transpose: the same values), an int32 -> float32 bit cast (AVX-512's
 vscalefps for a power-of-two scale, which rounds once as the portable two-step form does) and float32 <-> float64
 conversions (siren, gcu, snake, snake_beta and sqrtsoftplus compute in doubles, whose range reductions are exact
 there, and serf, erf of a softplus, log_ndtr, a log of Phi's tails, log_sigmoid, a softplus, mish and mila, tanh of a
