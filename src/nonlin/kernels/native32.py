@@ -1901,12 +1901,6 @@ ALWAYS static inline VF elu_like_grad_f(VF go, VF x, float sh, float sl, float c
   return nan_to(zero_derivative_at(r, go, x == C(-INFINITY)), x);
 }
 
-// elu at alpha = 1 to its goals rather than to half an ULP (inside a user's torch.compile elu takes these kernels,
-// where inductor's lowering of torch's op takes ~0.45 ns per element; outside it torch's op): x above 0, else e^z - 1
-// = t (1 + p) - 1 = fma(t, p, t - 1), z = x clamped at -30 (e^-30 rounds away against -1), t = 2^k, p = e^r - 1
-// (expm1_tail's, rounded once): t - 1 is exact for k >= -24 and rounds by half an ULP of the result below; p's
-// rounding (half its ULP) reaches the result times t, at most a quarter of the result's ULP (k = -1): ~0.75 ULP and
-// the fit's 2^-32 (the goal is 2). x's sign on the result (-0 stays -0), NaN stays NaN
 // e^z = t (1 + p) for -87 < z <= 0: t = 2^k (normal), p = e^r - 1 rounded once (expm1_tail's, its error term unused)
 ALWAYS static inline void exp_split(VF z, VF& t, VF& p) {
   const VF k = (z * C(1.44269502f)).round();
@@ -1914,6 +1908,12 @@ ALWAYS static inline void exp_split(VF z, VF& t, VF& p) {
   expm1_tail(fma_(k, C(-1.42860677e-06f), fma_(k, C(-0.693145751953125f), z)), p, pe);
   t = pow2(k);
 }
+// elu at alpha = 1 to its goals rather than to half an ULP (inside a user's torch.compile elu takes these kernels,
+// where inductor's lowering of torch's op takes ~0.45 ns per element; outside it torch's op): x above 0, else e^z - 1
+// = t (1 + p) - 1 = fma(t, p, t - 1), z = x clamped at -30 (e^-30 rounds away against -1), t = 2^k, p = e^r - 1
+// (expm1_tail's, rounded once): t - 1 is exact for k >= -24 and rounds by half an ULP of the result below; p's
+// rounding (half its ULP) reaches the result times t, at most a quarter of the result's ULP (k = -1): ~0.75 ULP and
+// the fit's 2^-32 (the goal is 2). x's sign on the result (-0 stays -0), NaN stays NaN
 ALWAYS static inline VF elu_f(VF x) {
   VF t, p;
   exp_split(at::vec::minimum(at::vec::maximum(x, C(-30.0f)), C(0.0f)), t, p);
@@ -4131,6 +4131,7 @@ def _constants() -> str:
 def _floats_table(name: str, rows) -> str:
     """A C++ table of float32 rows (exact literals), 64-byte aligned: `lookup32` loads them as vectors; then its
     first 8 rows by interval ([32][8], as 8 more rows of 32: `interval_rows`, AVX2's lookup)."""
+    assert len(rows) >= 8 and all(len(row) == 32 for row in rows), f"{name}: an interval table is 8 or more rows of 32"
     by_interval = [v for i in range(32) for v in (row[i] for row in rows[:8])]
     rows = (*rows, *(by_interval[32 * k : 32 * k + 32] for k in range(8)))
     body = ",\n".join("  {" + ", ".join(map(_f32, row)) + "}" for row in rows)
