@@ -31,6 +31,7 @@ from nonlin import calling
 from nonlin import catalog as _catalog  # noqa: F401  (registers the catalog)
 from nonlin import route as _route
 from nonlin.autograd import check_floating, compute_dtype, round_to
+from nonlin.kernels import graph_ops
 from nonlin.registry import convention, conventions, names, resolve, spec
 from nonlin.route import run as apply  # functional -> route -> one implementation
 from nonlin.spec import LAYOUTS, Alias, Kind, Spec
@@ -263,10 +264,14 @@ def _make(s: Spec) -> Callable[..., torch.Tensor]:
             **params,
         ):
             common = not (args or training) and inplace is False and generator is None
-            if common and isinstance(x, torch.Tensor) and not torch.compiler.is_compiling():
-                # the common call, on a route settled before (at the defaults, or at these keyword values; none
-                # inside torch.compile, where dynamo would guard on the settled routes' dict)
-                y = _route.settled_with(s, x, params) if params else _route.settled(s, x)
+            if common and isinstance(x, torch.Tensor):
+                if torch.compiler.is_compiling():
+                    # (inside torch.compile: the graph's route, with as few guards as it can; never the settled
+                    # routes' dict, on which dynamo would guard)
+                    y = None if params else _route.graph_pointwise(s, x)
+                else:
+                    # the common call, on a route settled before (at the defaults, or at these keyword values)
+                    y = _route.settled_with(s, x, params) if params else _route.settled(s, x)
                 if y is not None:
                     return y
             if args:
@@ -283,12 +288,15 @@ def _make(s: Spec) -> Callable[..., torch.Tensor]:
                 and not params
                 and type(dim) is int
                 and dim == -1
-                and layout == "gate_value"
                 and not s.extra_inputs
                 and isinstance(tensors[0], torch.Tensor)
-                and not torch.compiler.is_compiling()
             ):
-                y = _route.settled_packed(s, tensors[0])  # the common call, on a route settled before
+                if torch.compiler.is_compiling():
+                    y = _route.graph_packed(s, tensors[0], layout) if layout in _HALVES else None
+                elif layout == "gate_value":
+                    y = _route.settled_packed(s, tensors[0])  # the common call, on a route settled before
+                else:
+                    y = None
                 if y is not None:
                     return y
             extra = {k: params.pop(k) for k in list(params) if k in s.extra_inputs}
@@ -336,9 +344,51 @@ def _bound_key(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple | None:
     return args, tuple(kwargs.items())
 
 
+_HALVES = ("gate_value", "value_gate")  # the packings of a gated input's last dim in two halves
+
+
+def _plain_binding(record: Alias, s: Spec) -> tuple[str, dict[str, Any], tuple[Spec, bool] | None]:
+    """bind's answer for a borrowed name's call on its tensor alone: (entry, keywords, and where those are the
+    entry's defaults less a packing of the last dim's halves, (the entry, whether the value half is first))."""
+    entry, kw = calling.bind(record, s, (), {})
+    # upstream defaults equal to the entry's own: the call with no parameters (the fast one), less a gated
+    # upstream's packing, a call option (glu's [value | gate]: torch, JAX, Keras)
+    target = spec(entry)
+    layout = {"layout": kw["layout"]} if "layout" in kw else {}
+    values = {k: v for k, v in kw.items() if k != "layout"}
+    if (
+        target.kind in (Kind.POINTWISE, Kind.GATED)
+        and set(values) <= {p.name for p in target.params}  # no other call option (dim)
+        and target.resolve_params(values) == target.defaults()
+    ):
+        packing = layout.get("layout", "gate_value")
+        # (the base function's own test: no extra inputs; a packing of the last dim's halves)
+        if target.kind is Kind.POINTWISE or (not target.extra_inputs and packing in _HALVES):
+            return entry, layout, (target, packing == "value_gate")
+        return entry, layout, None
+    return entry, kw, None
+
+
+_RECORDS: dict[tuple[str, str], tuple[Alias, Spec]] = {}  # (library, name) -> a borrowed name's record, entry
+
+
+@graph_ops.constant_result
+def _graph_target(library: str, name: str, ndim: int) -> tuple[str, str] | None:
+    """Inside torch.compile, the call of `library`'s `name` on one tensor of `ndim` dims: (the entry, the packing
+    of its halves) where the call is the entry's at its defaults, else None. Dynamo runs this as it is (a
+    constant for the graph, no guard on what it reads) and guards on its arguments: the name's own strings, so
+    that a graph traced through one borrowed form never serves another (they share their code)."""
+    record, s = _RECORDS[library, name]
+    if record.ndim and ndim not in record.ndim:
+        return None  # (the general path raises check_ndim's error)
+    _, _, common = _plain_binding(record, s)
+    return None if common is None else (common[0].name, _HALVES[common[1]])
+
+
 def _borrow(record: Alias, s: Spec) -> Callable[..., torch.Tensor]:
     """The functional form of `s` under a borrowed name: the upstream's positions, names and defaults."""
     n_inputs = 2 if s.kind is Kind.GATED else 1
+    _RECORDS[record.library, record.names[0]] = record, s
 
     plain: list[tuple[str, dict[str, Any]]] = []  # bind's answer for a call with no arguments, once known
     # The call with one tensor and no arguments, once `plain` says it takes the entry's defaults: the settled-route
@@ -351,6 +401,11 @@ def _borrow(record: Alias, s: Spec) -> Callable[..., torch.Tensor]:
         # (`common`, `plain` and `bound` are read outside torch.compile only: a graph traced while one was empty
         # would guard on that, and compile again once an eager call had filled it)
         compiling = torch.compiler.is_compiling()
+        if compiling and len(args) == 1 and not kwargs and isinstance(args[0], torch.Tensor):
+            target = _graph_target(record.library, record.names[0], args[0].dim())
+            if target is not None:
+                entry, packing = target
+                return _BASE[entry](args[0]) if packing == "gate_value" else _BASE[entry](args[0], layout=packing)
         if not compiling and common and len(args) == 1 and not kwargs and isinstance(args[0], torch.Tensor):
             calling.check_ndim(record, args[0])
             target, value_first = common[0]
@@ -382,24 +437,9 @@ def _borrow(record: Alias, s: Spec) -> Callable[..., torch.Tensor]:
             return _BASE[entry](*args[:k], **kw)
         if not compiling:
             if not plain:
-                entry, kw = calling.bind(record, s, (), {})
-                # upstream defaults equal to the entry's own: the call with no parameters (the fast one), less
-                # a gated upstream's packing, a call option (glu's [value | gate]: torch, JAX, Keras)
-                target = spec(entry)
-                layout = {"layout": kw["layout"]} if "layout" in kw else {}
-                values = {k: v for k, v in kw.items() if k != "layout"}
-                if (
-                    target.kind in (Kind.POINTWISE, Kind.GATED)
-                    and set(values) <= {p.name for p in target.params}  # no other call option (dim)
-                    and target.resolve_params(values) == target.defaults()
-                ):
-                    kw = layout
-                    packing = layout.get("layout", "gate_value")
-                    # (the base function's own test: no extra inputs; a packing of the last dim's halves)
-                    if target.kind is Kind.POINTWISE or (
-                        not target.extra_inputs and packing in ("gate_value", "value_gate")
-                    ):
-                        common.append((target, packing == "value_gate"))
+                entry, kw, target = _plain_binding(record, s)
+                if target is not None:
+                    common.append(target)
                 plain.append((entry, kw))
             entry, kw = plain[0]
         else:

@@ -439,7 +439,7 @@ def choose(
     r = _row_of_call(*key)
     compiling = torch.compiler.is_compiling()
     if r == "torch":
-        if _torch_serves(s, body, extra, params, x, compiling):
+        if _torch_serves(s, body, extra, params, x.dtype, compiling):
             return "torch"
         r = "fused"
     if r == "fused":
@@ -460,18 +460,18 @@ def choose(
             if key[4] == "small" and "size" not in _PINNED and not _warm(s, x, key, params):
                 # A row this machine's profile moved off torch's op keeps it while its kernels warm up.
                 if _moved_to_fused(s.name, x.dtype, key[3] == "train", False):
-                    return "torch" if _torch_serves(s, body, extra, params, x, compiling) else "eager"
+                    return "torch" if _torch_serves(s, body, extra, params, x.dtype, compiling) else "eager"
                 return "eager"
     return r
 
 
-def _torch_serves(s: Spec, body, extra: tuple, params: Mapping[str, Any], x: torch.Tensor, compiling: bool) -> bool:
+def _torch_serves(s: Spec, body, extra: tuple, params: Mapping[str, Any], dtype: torch.dtype, compiling: bool) -> bool:
     """Whether torch's op computes this call of a torch row: the entry's own forward at parameters the row holds
     at, no extra inputs, and outside torch.compile unless the op is exact."""
     return (
         len(extra) == 0
         and body is s.forward
-        and (not params or _torch_holds(s.name, params, x.dtype))
+        and (not params or _torch_holds(s.name, params, dtype))
         # Inside torch.compile inductor lowers torch's op its own way (F.elu's expm1 as exp(x) - 1:
         # elu(-3e-12) = 0): only the exact ops keep their bits; the others take the fused path's forms.
         and (NATIVE[s.name].exact or not compiling)
@@ -528,6 +528,10 @@ def run(
     x = main[0]
     # len(extra): dynamo cannot take the truth of a tuple holding tensors (a graph break in a caller's torch.compile)
     fast = params is _DEFAULTS.get(s.name) and len(extra) == 0 and body is s.forward and not _PINNED and not _RECORD
+    if fast and torch.compiler.is_compiling():
+        y = _graph_call(s, main, packed)
+        if y is not None:
+            return y
     if fast and state.is_default():
         # A call at the entry's defaults whose route was settled before (the torch op, or compiled kernels):
         # one dict lookup, no table walk (benchmarks/call_overhead.py measures what each layer costs).
@@ -553,6 +557,71 @@ def run(
     if x.device.type == "cpu" and torch.compiler.is_compiling():
         dispatch.prepare_eager_trace()
     return eager_apply(s, body, derivative, main, extra, params)
+
+
+# ------------------------------------------------------------------- inside a caller's torch.compile
+
+
+def graph_pointwise(s: Spec, x: torch.Tensor) -> torch.Tensor | None:
+    """A pointwise call on `x` alone at the entry's defaults inside a caller's torch.compile, from the
+    functional form straight to `_graph_plan`'s route: each layer of nonlin's Python that dynamo traces adds
+    guards the caller's compiled function evaluates on every call (a compiled silu had ~115, 10-13 µs of a 32K
+    call's 125-145 on a loaded 2-core host, where torch.compile(F.silu) took 74-94 in all). None where the call
+    takes the general path (`_graph_plan`)."""
+    if _PINNED or _RECORD:
+        return None  # (`run` pins the size class, or records the route)
+    return _graph_call(s, (x,), None)
+
+
+def graph_packed(s: Spec, packed: torch.Tensor, layout: str) -> torch.Tensor | None:
+    """`graph_pointwise` for a gated call on one packed [..., 2d] tensor (`layout`: "gate_value" or
+    "value_gate", the last dim's halves), where the traced kernels read the packed rows; else None."""
+    if packed.dim() == 0 or packed.shape[-1] % 2 or _PINNED or _RECORD:
+        return None  # (the general path raises split_packed's error, pins the size class, records the route)
+    return _graph_call(s, (), (packed, layout == "value_gate"))
+
+
+def _graph_call(s: Spec, main: tuple[torch.Tensor, ...], packed: tuple[torch.Tensor, bool] | None):
+    """A call at the entry's defaults inside a caller's torch.compile by `_graph_plan`'s route: on `main` (the
+    input, or g and v), or where main is empty on `packed` alone ([..., 2d], whether the value half is first),
+    which only the traced kernels' packed pair reads. None: the general path."""
+    x = main[0] if main else packed[0]
+    size = _size_class(x.numel() if main else x.numel() // 2)  # (a packed call's: its gate half's)
+    plan = _graph_plan(s.name, x.dtype, x.device.type, _pass(main or (x,), ()), size, *_settings())
+    if plan is None or (not main and (plan == "torch" or plan[0] != "traced" or not plan[2])):
+        return None
+    if plan == "torch":
+        return s.torch_equivalent(*main)
+    return dispatch.traced_plan(plan, main, packed)
+
+
+def _size_class(numel: int) -> Size:
+    return "large" if numel >= LARGE_NUMEL else "small"
+
+
+def _settings() -> tuple[str, tuple[str, str]]:
+    return state.mode(), state.settings()
+
+
+@graph_ops.constant_result
+def _graph_plan(
+    name: str, dtype: torch.dtype, device: str, pass_: Pass, size: Size, mode: str, settings: tuple[str, str]
+) -> str | tuple | None:
+    """What `choose` and `_fused` do with a call at the entry's defaults inside torch.compile, as a constant
+    (dynamo runs this as it is, `graph_ops.constant_result`: no guard on the table or the caches it reads):
+    "torch" (torch's op, where it is exact), a traced plan (`dispatch.plan_of`), or None for `run`'s general
+    path (the eager route, export, CUDA, use("fused")'s warnings, the float64-pinned rows, a dtype to refuse)."""
+    if device != "cpu" or mode != "auto" or dtype not in _DTYPE_NAME or torch.compiler.is_exporting():
+        return None
+    s = get_spec(name)
+    row, params = _row_of_call(name, dtype, device, pass_, size), _defaults(name)
+    if row == "torch" and _torch_serves(s, s.forward, (), params, dtype, True):
+        return "torch"
+    if row == "eager" or not dispatch.fusable(s, (), params, warn=False) or not dispatch.traceable(s, s.forward):
+        return None
+    if name in FUSED_FLOAT64 and dtype == torch.float32:
+        return None
+    return dispatch.plan_of(name, dtype, tuple(params.values()), settings)
 
 
 _SETTLED: dict[tuple, object] = {}  # (entry, dtype, device, records grad, large) -> _TORCH_OP or a dispatch.Job

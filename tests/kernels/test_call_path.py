@@ -265,7 +265,15 @@ def test_traced_prepare_carries_dynamos_constant_marker():
     from nonlin.kernels import graph_ops
 
     marks = {fn.__name__ for fn in graph_ops.CONSTANT_RESULTS}
-    assert marks == {"_prepare", "prepare_eager_trace", "_prepare_inputs", "_fill_defaults", "_row_of_call"}
+    assert marks == {
+        "_prepare",
+        "prepare_eager_trace",
+        "_prepare_inputs",
+        "_fill_defaults",
+        "_row_of_call",
+        "_graph_plan",
+        "_graph_target",
+    }
     for fn in graph_ops.CONSTANT_RESULTS:
         assert names and all(getattr(fn, k, None) == getattr(marked, k) for k in names)
 
@@ -560,3 +568,48 @@ def test_the_kernels_take_tensors_of_any_shape(dtype):
     assert row_layout(base) == (1, base.numel(), base.numel())
     with pytest.raises(ValueError, match="must be contiguous"):
         row_layout(base.transpose(0, 2))
+
+
+def test_a_graph_traced_through_one_form_never_serves_another():
+    """The functional forms of one kind share their code, and inside torch.compile their routes are constants of
+    the graph: each form's own name must be among its guards, or a caller's function traced through gelu would
+    run it for mish (one code object compiled with each form in turn, as a model's layers call theirs)."""
+    torch._dynamo.reset()
+    x = torch.randn(8, 16, generator=torch.Generator().manual_seed(3))
+
+    def compiled(f):
+        return torch.compile(lambda t: f(t) * 2.0, fullgraph=True)
+
+    for name in ("gelu", "mish", "silu", "swish", "tanhexp", "glu", "swiglu", "geglu"):
+        f = F.function(name)
+        with torch.no_grad():
+            y, y0 = compiled(f)(x), f(x) * 2.0
+        assert _max_ulp(y, y0) <= 2.5, name
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float64], ids=str)
+def test_the_graph_plan_takes_the_route_choose_takes(dtype, monkeypatch):
+    """Inside torch.compile a call at an entry's defaults takes `route._graph_plan`'s route, a constant of the
+    graph: for every entry, pass and size class, the route `choose` gives the same call there (torch's op, the
+    traced functions, or the general path, which takes the eager route)."""
+    from nonlin.registry import names
+
+    monkeypatch.setattr(torch.compiler, "is_compiling", lambda: True)
+    for name in names():
+        s = nonlin.spec(name)
+        if s.kind not in (nonlin.Kind.POINTWISE, nonlin.Kind.GATED):
+            continue
+        for pass_ in ("forward", "train"):
+            for size in ("small", "large"):
+                n = route.LARGE_NUMEL if size == "large" else 64
+                x = torch.zeros(n, dtype=dtype, requires_grad=pass_ == "train")
+                main = (x, x) if s.kind is nonlin.Kind.GATED else (x,)
+                r = route.choose(s, s.forward, main, (), route.defaults(name))
+                plan = route._graph_plan(name, dtype, "cpu", pass_, size, "auto", ("auto", "auto"))
+                where = (name, pass_, size)
+                if r == "fused" and not (name in route.FUSED_FLOAT64 and dtype == torch.float32):
+                    assert isinstance(plan, tuple) and plan[0] in ("traced", "identity"), where
+                elif r == "torch":
+                    assert plan == "torch", where
+                else:
+                    assert plan is None, where

@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from nonlin.kernels import cpu, gather, graph_ops, native32, state, table, vec_convert
+from nonlin.kernels import cpp_ops, cpu, gather, graph_ops, native32, state, table, vec_convert
 from nonlin.kernels import ops as _ops  # registers torch.ops.nonlin.*
 from nonlin.kernels.codegen import Plan, negative_zeros, plan
 from nonlin.spec import Kind, Spec
@@ -616,28 +616,33 @@ def _gate_functions(gate, gate_wide, slopes, slopes_wide):
 
 def _native_functions(primitive: str, gated: bool):
     """A float32 kernel's traced ops as forward and backward, and for a gated one the pair of one packed
-    tensor's (`_TracedPacked`)."""
+    tensor's (`_TracedPacked`): the C++ twins where they are built (`cpp_ops`), else native32's Python ops."""
     if gated:
+        gated_fwd, gated_grad = cpp_ops.graph_op("native32_gated"), cpp_ops.graph_op("native32_gated_grad")
+        packed_fwd_op = cpp_ops.graph_op("native32_gated_packed")
+        packed_grad_op = cpp_ops.graph_op("native32_gated_packed_grad")
 
         def fwd(g, v, params):
-            return native32.traced_gated_forward(g, v, primitive)
+            return gated_fwd(g, v, primitive)
 
         def grad(go, g, v, params):
-            return native32.traced_gated_backward(go, g, v, primitive)
+            return gated_grad(go, g, v, primitive)
 
         def packed_fwd(x, value_first):
-            return native32.traced_packed_forward(x, primitive, value_first)
+            return packed_fwd_op(x, primitive, value_first)
 
         def packed_grad(go, x, value_first):
-            return native32.traced_packed_backward(go, x, primitive, value_first)
+            return packed_grad_op(go, x, primitive, value_first)
 
         return fwd, grad, (packed_fwd, packed_grad)
 
+    unary_fwd, unary_grad = cpp_ops.graph_op("native32"), cpp_ops.graph_op("native32_grad")
+
     def fwd(x, params):
-        return native32.traced_forward(x, primitive)
+        return unary_fwd(x, primitive)
 
     def grad(go, x, params):
-        return (native32.traced_backward(go, x, primitive),)
+        return (unary_grad(go, x, primitive),)
 
     return fwd, grad, None
 
@@ -683,6 +688,28 @@ def traced(
     if packed is not None and packed_functions is not None:
         return _TracedPacked.apply(key, *packed)
     return _Traced.apply(key, *main)
+
+
+def plan_of(name: str, dtype: torch.dtype, values: tuple, settings: tuple) -> tuple:
+    """The traced functions of a call at float parameters `values` (`traced`'s, prepared), as `traced_plan`
+    runs them: ("identity",) for a pass-through, or ("traced", key, whether a packed pair exists)."""
+    key = (name, dtype, values, settings)
+    _prepare(*key)
+    _, _, job, packed_functions = _TRACED[key]
+    if job.passthrough:
+        return ("identity",)
+    return ("traced", key, packed_functions is not None)
+
+
+def traced_plan(plan: tuple, main, packed: tuple[torch.Tensor, bool] | None) -> torch.Tensor:
+    """Run `plan_of`'s plan on a call's inputs, `main` (the input, or g and v), or where the plan has its pair,
+    `packed` (the [..., 2d] tensor, whether its value half is first). Inside torch.compile the plan is a
+    constant: dynamo reads no cache of nonlin's here but the traced functions."""
+    if plan[0] == "identity":
+        return main[0]
+    if packed is not None and plan[2]:
+        return _TracedPacked.apply(plan[1], *packed)
+    return _Traced.apply(plan[1], *main)
 
 
 class _Traced(torch.autograd.Function):

@@ -29,12 +29,29 @@ def cpu_op(name: str, schema: str, fake: Callable) -> Callable[[Callable], Calla
     decorator gives the op (torch.ops.nonlin.`name`.default)."""
 
     def register(impl: Callable) -> Callable:
-        _LIB.define(name + schema)
+        op = _define(name, schema, fake)
         _LIB.impl(name, impl, "CPU")
-        torch.library.register_fake(f"nonlin::{name}", fake, lib=_LIB)
-        return getattr(torch.ops.nonlin, name).default
+        return op
 
     return register
+
+
+_DEFINED: dict[str, tuple[str, Callable]] = {}  # op name -> (schema, fake)
+
+
+def _define(name: str, schema: str, fake: Callable):
+    _LIB.define(name + schema)
+    torch.library.register_fake(f"nonlin::{name}", fake, lib=_LIB)
+    _DEFINED[name] = schema, fake
+    return getattr(torch.ops.nonlin, name).default
+
+
+def define_twin(name: str, twin: str):
+    """Define op nonlin::`twin` with `name`'s schema and fake implementation, its CPU implementation left to a
+    library loaded after (`cpp_ops`)."""
+    if twin not in _DEFINED:
+        _define(twin, *_DEFINED[name])
+    return getattr(torch.ops.nonlin, twin).default
 
 
 def like(t: torch.Tensor, shape=None) -> torch.Tensor:

@@ -74,7 +74,7 @@ from dataclasses import dataclass
 import torch
 
 from nonlin.catalog.smooth import SELU_ALPHA, SELU_SCALE
-from nonlin.kernels import graph_ops, mask_moves
+from nonlin.kernels import cpp_ops, graph_ops, mask_moves
 from nonlin.kernels.gather import empty, packed_halves, row_layout
 from nonlin.spec import Kind
 
@@ -3523,6 +3523,7 @@ def set_prefetch(on: bool) -> None:
         if want != _ahead:
             _ahead = want
             _BUILT.clear()
+            cpp_ops.forget()
 
 
 _AVAILABLE: list[bool] = []
@@ -3566,6 +3567,8 @@ def kernel(primitive: str, which: str) -> Callable | None:
                         stacklevel=2,
                     )
             _BUILT[key] = k
+            if which in ("fwd", "bwd") and k is not None:
+                cpp_ops.register(primitive, which, k)  # (where the compiled graphs' C++ ops are loaded)
     return _BUILT[key]
 
 
