@@ -266,13 +266,13 @@ def test_traced_prepare_carries_dynamos_constant_marker():
 
     marks = {fn.__name__ for fn in graph_ops.CONSTANT_RESULTS}
     assert marks == {
-        "_prepare",
         "prepare_eager_trace",
         "_prepare_inputs",
         "_fill_defaults",
         "_row_of_call",
         "_graph_plan",
         "_graph_target",
+        "plan_of",
     }
     for fn in graph_ops.CONSTANT_RESULTS:
         assert names and all(getattr(fn, k, None) == getattr(marked, k) for k in names)

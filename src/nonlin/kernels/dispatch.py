@@ -563,9 +563,8 @@ def traceable(spec: Spec, body) -> bool:
 _TRACED: dict[tuple, tuple] = {}
 
 
-@graph_ops.constant_result
 def _prepare(name: str, dtype: torch.dtype, values: tuple, settings: tuple) -> bool:
-    """Generate the functions of a traced call (dynamo runs this, once per key, outside the graph)."""
+    """Generate the functions of a traced call (`plan_of`, which dynamo runs once per trace, outside the graph)."""
     key = (name, dtype, values, settings)
     if key not in _TRACED:
         from nonlin.registry import spec as get_spec
@@ -680,19 +679,14 @@ def traced(
     tensors = tuple(k for k, v in params.items() if isinstance(v, torch.Tensor))
     if len(extra) > 0 or len(tensors) > 0:
         return _traced_with_inputs(spec, main, extra, params, tensors)
-    key = (spec.name, main[0].dtype, tuple(params.values()), state.settings())
-    _prepare(*key)
-    _, _, job, packed_functions = _TRACED[key]
-    if job.passthrough:
-        return main[0]
-    if packed is not None and packed_functions is not None:
-        return _TracedPacked.apply(key, *packed)
-    return _Traced.apply(key, *main)
+    return traced_plan(plan_of(spec.name, main[0].dtype, tuple(params.values()), state.settings()), main, packed)
 
 
+@graph_ops.constant_result
 def plan_of(name: str, dtype: torch.dtype, values: tuple, settings: tuple) -> tuple:
-    """The traced functions of a call at float parameters `values` (`traced`'s, prepared), as `traced_plan`
-    runs them: ("identity",) for a pass-through, or ("traced", key, whether a packed pair exists)."""
+    """The traced functions of a call at float parameters `values`, prepared, as `traced_plan` runs them:
+    ("identity",) for a pass-through, or ("traced", key of `_TRACED`, whether a packed pair exists). A constant
+    for dynamo, run once per trace: no guard on `_TRACED`'s keys."""
     key = (name, dtype, values, settings)
     _prepare(*key)
     _, _, job, packed_functions = _TRACED[key]
