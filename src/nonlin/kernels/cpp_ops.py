@@ -222,7 +222,10 @@ def register(primitive: str, which: str, kernel) -> None:
     entry = _STATE.get("register")
     if entry is None or kernel is None:
         return
-    address = ctypes.cast(ctypes.CDLL(kernel.__self__.__file__).kernel, ctypes.c_void_p).value
+    try:
+        address = ctypes.cast(ctypes.CDLL(kernel.__self__.__file__).kernel, ctypes.c_void_p).value
+    except (AttributeError, OSError):  # not a pybinding module: its calls go on to the Python op
+        return
     entry(f"{primitive}/{which}".encode(), ctypes.c_void_p(address))  # type: ignore[operator]
 
 
