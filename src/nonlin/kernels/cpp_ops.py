@@ -210,7 +210,7 @@ def set_enabled(on: bool) -> None:
 
 def graph_op(name: str):
     """The op a compiled graph calls for `native32`'s op `name`: its C++ twin where it is built (building it on
-    the first call on this machine), else the Python op."""
+    the first call on this machine, where compilation is on), else the Python op."""
     python = getattr(torch.ops.nonlin, name).default
     if not _ENABLED[0] or _load() is None:
         return python
@@ -241,6 +241,10 @@ def _load():
     """The twins' table entry (ctypes), building and loading the library once; None where that failed."""
     if "register" in _STATE or "failed" in _STATE:
         return _STATE.get("register")
+    from nonlin.kernels import cpu
+
+    if not cpu.compile_available():
+        return None  # (compilation turned off: the Python ops, until it is on again)
     with _LOCK:
         if "register" in _STATE or "failed" in _STATE:
             return _STATE.get("register")
