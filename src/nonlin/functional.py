@@ -381,7 +381,10 @@ def _graph_target(library: str, name: str, ndim: int) -> tuple[str, str] | None:
     record, s = _RECORDS[library, name]
     if record.ndim and ndim not in record.ndim:
         return None  # (the general path raises check_ndim's error)
-    _, _, common = _plain_binding(record, s)
+    try:
+        _, _, common = _plain_binding(record, s)
+    except (TypeError, ValueError):
+        return None  # (a name that takes required arguments: the general path raises bind's error, traced)
     return None if common is None else (common[0].name, _HALVES[common[1]])
 
 
