@@ -412,7 +412,7 @@ def _size(x: torch.Tensor) -> Size:
     pinned = _PINNED.get("size")
     if pinned is not None:
         return pinned  # type: ignore[return-value]
-    return "large" if x.numel() >= LARGE_NUMEL else "small"
+    return _size_class(x.numel())
 
 
 def choose(
