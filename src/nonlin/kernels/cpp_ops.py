@@ -2,15 +2,15 @@
 five siblings, twins of `native32`'s ops registered from Python).
 
 A compiled graph calls each op through the dispatcher. For an op registered from Python (`graph_ops.cpu_op`),
-that call converts its arguments to Python objects, runs nonlin's Python and converts the result back: ~20 µs of
-a 32K float32 silu's ~90 inside torch.compile on a loaded 2-core host, where inductor calls its own kernel for
-~2 (`notes/2026-12-07f/op_cost.py`). These twins do in C++ what the Python ops do for contiguous float32 inputs:
+that call converts its arguments to Python objects, runs nonlin's Python and converts the result back: on a 32K
+float32 silu on a loaded 2-core AVX2 host, 39.9-42.4 µs a call against 31.6 for the kernel itself, and 34.9-38.3
+for the twin here (`notes/2026-12-07f/op_cost.py`). These twins do in C++ what the Python ops do for contiguous float32 inputs:
 allocate the result and call the kernel's entry point (the same compiled kernel: the same bits), found by the
 kernel's name in a table that `native32.kernel` fills as it builds each one. Any other call (a strided input, a
 kernel not built yet) goes on to the Python op, through the dispatcher.
 
 Built once per machine with torch's headers (`torch.utils.cpp_extension`'s include and library paths, inductor's
-C++ compiler; ~45 s on a 2-core host, then cached beside inductor's kernels by the source's and torch's hash) when
+C++ compiler; 20-45 s on a 2-core host, then cached beside inductor's kernels by the source's and torch's hash) when
 a graph first needs them. Where the build fails (no compiler, no headers), graphs call the Python ops, with a
 warning saying so: the same values, slower.
 """
@@ -260,7 +260,7 @@ def _load():
             _STATE["failed"] = f"{type(e).__name__}: {e}"
             warnings.warn(
                 f"nonlin: building the compiled graphs' C++ ops failed ({type(e).__name__}); graphs call the Python "
-                "ops (the same values, ~20 µs more per call)",
+                "ops (the same values, slower per call)",
                 RuntimeWarning,
                 stacklevel=3,
             )
