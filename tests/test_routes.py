@@ -173,6 +173,7 @@ def test_calls_go_where_the_table_says(monkeypatch):
     monkeypatch.setattr(cpu, "_DIRECT", {})
     monkeypatch.setattr(native32, "_BUILT", {})
     monkeypatch.setattr(route, "_SETTLED", {})
+    monkeypatch.setattr(route, "_CALL", {})
     monkeypatch.setattr(route, "_CALLS", {})
     x = torch.randn(64, requires_grad=True)
     with route.recording() as taken:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import contextlib
 import math
 import struct
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -268,6 +268,7 @@ def _set_measured(choices: dict[route_profile.Row, str]) -> None:
     _TABLE.clear()
     _BY_CALL.clear()
     _SETTLED.clear()
+    _CALL.clear()
 
 
 def _fused_faster(native: Native, name: str, dtype: str, pass_: Pass, size: Size) -> bool:
@@ -625,6 +626,9 @@ def _graph_plan(
 
 
 _SETTLED: dict[tuple, object] = {}  # (entry, dtype, device, records grad, large) -> _TORCH_OP or a dispatch.Job
+# A pointwise entry's settled default call on its one input, by `_SETTLED`'s key: torch's op, or the job's kernels
+# as one callable (`dispatch.settled_call`), which `settled` calls with no branch of its own
+_CALL: dict[tuple, Callable[[torch.Tensor], torch.Tensor]] = {}
 _TORCH_OP = object()
 
 
@@ -636,7 +640,7 @@ def _settled_key(s: Spec, x: torch.Tensor, requires_grad: bool, numel: int) -> t
 def _settled_job(key: tuple) -> object | None:
     """The settled route of `key` (`_TORCH_OP` or a job) where the default settings are in force outside
     torch.compile, else None."""
-    if _PINNED or _RECORD or not state.is_default() or torch.compiler.is_compiling():
+    if torch.compiler.is_compiling() or _PINNED or _RECORD or not state.DEFAULT:
         return None  # (compiling: before the dict, which dynamo would guard on, and recompile as it fills)
     return _SETTLED.get(key)
 
@@ -644,11 +648,13 @@ def _settled_job(key: tuple) -> object | None:
 def settled(s: Spec, x: torch.Tensor) -> torch.Tensor | None:
     """A pointwise call on `x` alone at the entry's defaults, by the route settled for its row before (torch's op
     or the compiled kernels), or None where none is (the caller then takes `run`). The functional forms try
-    this first: a small call's whole cost above torch's op is this lookup (benchmarks/call_overhead.py)."""
-    done = _settled_job(_settled_key(s, x, x.requires_grad, x.numel()))
-    if done is None:
+    this first: a small call's whole cost above torch's op is this lookup (benchmarks/call_overhead.py). Its
+    callers take it outside torch.compile only (they branch on `torch.compiler.is_compiling()` first), so it asks
+    no more than the settings: each question here is ~0.1-0.2 µs of every call."""
+    if _PINNED or _RECORD or not state.DEFAULT:
         return None
-    return s.torch_equivalent(x) if done is _TORCH_OP else dispatch.run_job(done, (x,))
+    call = _CALL.get(_settled_key(s, x, x.requires_grad, x.numel()))
+    return None if call is None else call(x)
 
 
 def settled_packed(s: Spec, packed: torch.Tensor, value_first: bool = False) -> torch.Tensor | None:
@@ -681,7 +687,7 @@ def settled_with(s: Spec, x: torch.Tensor, params: Mapping[str, Any]) -> torch.T
     for the same keywords and values before (`run`'s settle_as), or torch's op where its row holds at them, or
     None. Such a call had paid the whole route (parameter checks, the table, the job lookup) each time: elu at
     alpha 0.5 on 32K float32 1.4x torch's op. Kept lean: at 32K torch's leaky_relu takes ~4 us."""
-    if _PINNED or _RECORD or not state.is_default() or torch.compiler.is_compiling() or not plain_numbers(params):
+    if torch.compiler.is_compiling() or _PINNED or _RECORD or not state.DEFAULT or not plain_numbers(params):
         return None
     done = _SETTLED.get(_settled_with_key(s, x, tuple(params.items()), params))
     if done is None:
@@ -698,7 +704,7 @@ def _settled_with_key(s: Spec, x: torch.Tensor, items: tuple, params: Mapping[st
 
 
 def _settles_with(x: torch.Tensor) -> bool:
-    return x.device.type == "cpu" and state.is_default() and not (_PINNED or _RECORD or torch.compiler.is_compiling())
+    return x.device.type == "cpu" and state.DEFAULT and not (_PINNED or _RECORD or torch.compiler.is_compiling())
 
 
 def _settle_with(s: Spec, x: torch.Tensor, items: tuple, r: Route, params: Mapping[str, Any]) -> None:
@@ -718,9 +724,12 @@ def _settle_with(s: Spec, x: torch.Tensor, items: tuple, r: Route, params: Mappi
 def _settle(s: Spec, x: torch.Tensor, key: tuple, r: Route, params: Mapping[str, Any]) -> None:
     """Remember a default-parameter call's route once it will not change: torch's op, or the fused path once
     its kernels are compiled (the eager route of a small call that is still warming up is not remembered)."""
+    pointwise = s.kind is Kind.POINTWISE
     if r == "torch":
         if not _moved_to_fused(s.name, x.dtype, key[3], key[4]):
             _SETTLED[key] = _TORCH_OP
+            if pointwise:
+                _CALL[key] = s.torch_equivalent
     elif r == "fused" and x.device.type == "cpu":
         with _float64_pin(s, x):
             job = dispatch.job_for(s, x.dtype, params)
@@ -728,6 +737,8 @@ def _settle(s: Spec, x: torch.Tensor, key: tuple, r: Route, params: Mapping[str,
             job = dispatch.with_torch_forward(job)
         if job is not None and dispatch.ready(job, x.dtype, key[3]):
             _SETTLED[key] = job
+            if pointwise:
+                _CALL[key] = dispatch.settled_call(job, key[3])
 
 
 def _float64_pin(s: Spec, x: torch.Tensor):

@@ -24,6 +24,11 @@ def _max_ulp(got: torch.Tensor, ref: torch.Tensor) -> float:
     return ((got - ref.double()).abs() / ulp).max().item()
 
 
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    """A float tensor's bits as integers (NaN payloads and signed zeros compared too)."""
+    return t.detach().contiguous().view({2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()])
+
+
 def _frames(fn) -> set[str]:
     """The files of every Python function `fn()` runs."""
     files: set[str] = set()
@@ -540,10 +545,69 @@ def test_a_settled_call_skips_the_route_walk():
     pointwise, gated = _calls(lambda: F.silu(x)), _calls(lambda: F.swiglu(packed))
     assert ("route.py", "settled") in pointwise and ("route.py", "run") not in pointwise
     assert ("functional.py", "_pointwise") not in pointwise
+    assert ("dispatch.py", "run_job") not in pointwise  # (the settled callable: the kernel's forward at once)
+    assert ("dispatch.py", "_pointwise_forward") in pointwise
     assert ("route.py", "settled_packed") in gated and ("route.py", "run") not in gated
     assert ("functional.py", "split_packed") not in gated
     with use("eager"):  # another setting: the general path
         assert ("route.py", "run") in _calls(lambda: F.silu(x))
+
+
+@pytest.mark.parametrize(
+    "name, dtype",
+    [
+        ("identity", torch.float32),  # the input itself
+        ("relu", torch.float32),  # torch's op as the forward (`exact_forward`)
+        ("silu", torch.float32),  # native32's kernels
+        ("leaky_relu", torch.float32),  # generated kernels
+        ("gelu", torch.bfloat16),  # the table's lookup
+        ("mish", torch.float64),
+    ],
+)
+@pytest.mark.parametrize("grad", [False, True])
+def test_a_settled_call_is_run_jobs_call(name, dtype, grad):
+    """`dispatch.settled_call` takes run_job's branches once: the same values, gradients and saved inputs on
+    every kind of job, contiguous or not, and the settled default call is that callable."""
+    s = nonlin.spec(name)
+    job = dispatch.job_for(s, dtype, s.resolve_params({}))
+    call = dispatch.settled_call(job, grad)
+    base = torch.randn(2 * route.LARGE_NUMEL, generator=torch.Generator().manual_seed(5)).to(dtype)
+    base[:4] = torch.tensor([float("inf"), float("-inf"), float("nan"), -0.0])
+    for x0 in (base, base[::2], base[:5]):
+        got_x, want_x = (x0.clone().requires_grad_(grad) for _ in range(2))
+        got, want = call(got_x), dispatch.run_job(job, (want_x,))
+        assert torch.equal(_bits(got), _bits(want)) and type(got.grad_fn) is type(want.grad_fn)
+        if grad:
+            go = torch.randn(x0.shape, generator=torch.Generator().manual_seed(6)).to(dtype)
+            got.backward(go)
+            want.backward(go)
+            assert torch.equal(_bits(got_x.grad), _bits(want_x.grad))
+    with pytest.raises(ValueError, match="swiglu is gated"):
+        swiglu = nonlin.spec("swiglu")
+        dispatch.settled_call(dispatch.job_for(swiglu, torch.float32, swiglu.resolve_params({})), grad)
+
+
+def test_settled_default_calls_are_the_settled_routes(monkeypatch):
+    """`route.settled` calls the callable `_settle` stored beside each pointwise route: torch's op, or the job's."""
+    monkeypatch.setattr(route, "_SETTLED", {})
+    monkeypatch.setattr(route, "_CALL", {})
+    x = torch.randn(64)
+    F.silu(torch.randn(route.LARGE_NUMEL))  # compiles the kernels
+    for _ in range(route.WARM_CALLS + 1):
+        F.relu(x)
+        F.silu(x)
+        F.swiglu(torch.randn(4, 32))
+    keys = {name: route._settled_key(nonlin.spec(name), x, False, x.numel()) for name in ("relu", "silu", "swiglu")}
+    assert (
+        route._SETTLED[keys["relu"]] is route._TORCH_OP
+        and route._CALL[keys["relu"]] is nonlin.spec("relu").torch_equivalent
+    )
+    job = route._SETTLED[keys["silu"]]
+    assert isinstance(job, dispatch.Job) and route._CALL[keys["silu"]].args == (job,)
+    assert keys["swiglu"] not in route._CALL  # (gated calls: settled_packed, or the route)
+    assert torch.equal(F.silu(x), dispatch.run_job(job, (x,)))
+    route._set_measured(dict(route._MEASURED))  # a new profile forgets both
+    assert not route._SETTLED and not route._CALL
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])

@@ -22,28 +22,38 @@ def _path(y: torch.Tensor) -> str:
 
 
 def test_use_validates_and_restores():
-    before = repr(use.__new__(use)) if False else dict(state._STATE)
+    before = dict(state._STATE)
     with pytest.raises(ValueError, match="mode='fast'"):
         use("fast")
     with pytest.raises(ValueError, match="backend='gpu'"):
         use("fused", backend="gpu")
     with pytest.raises(ValueError, match="fp32_compute='half'"):
         use("fused", fp32_compute="half")
+    assert state.DEFAULT and state.is_default()
     with use("fused", backend="python", fp32_compute="float32"):
         assert state.mode() == "fused" and state.fp32_compute() == "float32"
+        assert not state.DEFAULT
         with use("eager"):
             assert state.mode() == "eager" and state.fp32_compute() == "float32"
         assert state.mode() == "fused"
+        with use("auto"):  # the mode alone at auto: the other settings still in force
+            assert not state.DEFAULT and not state.is_default()
+        with state.pinned("inductor", "float64"):
+            assert state.DEFAULT == state.is_default() is False
     assert dict(state._STATE) == before
+    assert state.DEFAULT and state.is_default()
+    with state.pinned("auto", "auto"):
+        assert state.DEFAULT
 
 
 def test_use_without_context_manager_persists():
     previous = dict(state._STATE)
     try:
         use("eager")
-        assert state.mode() == "eager"
+        assert state.mode() == "eager" and not state.DEFAULT
     finally:
-        state._STATE.update(previous)
+        state._set(previous)
+    assert state.DEFAULT
 
 
 def test_modes_choose_the_path(monkeypatch):
@@ -55,6 +65,7 @@ def test_modes_choose_the_path(monkeypatch):
     monkeypatch.setattr(cpu, "_DIRECT", {})
     monkeypatch.setattr(native32, "_BUILT", {})
     monkeypatch.setattr(route, "_SETTLED", {})
+    monkeypatch.setattr(route, "_CALL", {})
     x = torch.randn(64, requires_grad=True)
     with use("eager"):
         assert _path(F.mish(x)) == "eager"

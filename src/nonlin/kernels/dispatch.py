@@ -7,6 +7,7 @@ values that broadcast to the input (``num_parameters > 1``).
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Callable, Mapping
@@ -341,6 +342,28 @@ def run_job(job: Job, main) -> torch.Tensor:
     if torch.is_grad_enabled() and (g.requires_grad or v.requires_grad):
         return _fused_apply(job, UNPACKED, g, v)
     return _gated_forward(job, UNPACKED, g, v).view_as(g)
+
+
+def settled_call(job: Job, grad: bool) -> Callable[[torch.Tensor], torch.Tensor]:
+    """`run_job(job, (x,))` of a pointwise job as one callable, for the calls of one settled route: all of them
+    recorded by autograd (`grad`) or none (`nonlin.route`'s key holds which). The branches `run_job` takes on
+    every call are taken here once: a settled call's cost above torch's op is its layers of Python, ~1 µs each
+    (`notes/2026-12-07g/layers.py`)."""
+    if job.gated:
+        raise ValueError(f"settled_call: {job.plan.spec.name} is gated; its calls take run_job or run_packed")
+    if job.passthrough:
+        return _same
+    if grad:
+        return functools.partial(_fused_apply, job, UNPACKED)
+    if job.exact_forward is not None:
+        return job.exact_forward
+    if job.table is not None:
+        return functools.partial(_half_forward, job)
+    return functools.partial(_pointwise_forward, job)
+
+
+def _same(x: torch.Tensor) -> torch.Tensor:
+    return x
 
 
 def run_packed(job: Job, base: torch.Tensor, value_first: bool = False) -> torch.Tensor | None:
