@@ -659,19 +659,24 @@ def settled(s: Spec, x: torch.Tensor) -> torch.Tensor | None:
 
 def settled_packed(s: Spec, packed: torch.Tensor, value_first: bool = False) -> torch.Tensor | None:
     """`settled` for a gated call on one contiguous packed [..., 2d] tensor ([gate | value], the last dim) at
-    the entry's defaults, on compiled kernels: the halves are never made (the kernels read the packed rows),
-    or None (the caller then splits and takes `run`). `value_first`: [value | gate] (torch's, JAX's and Keras's
+    the entry's defaults, on compiled kernels (the halves are never made: the kernels read the packed rows) or
+    torch's op on the halves, or None (the caller then splits and takes `run`). `value_first`: [value | gate] (torch's, JAX's and Keras's
     glu); where the job's kernels read only [gate | value], its halves go to them as strided rows, as `run`'s
     settled call gives them."""
     n = packed.numel()
+    if _PINNED or _RECORD or not state.DEFAULT:  # (its callers take it outside torch.compile only, as `settled`)
+        return None
     if packed.dim() == 0 or n == 0 or packed.shape[-1] % 2 or not packed.is_contiguous():
         return None
-    done = _settled_job(_settled_key(s, packed, packed.requires_grad, n // 2))  # (the key of the gate half)
-    if done is None or done is _TORCH_OP:
+    done = _SETTLED.get(_settled_key(s, packed, packed.requires_grad, n // 2))  # (the key of the gate half)
+    if done is None:
         return None
+    if done is _TORCH_OP:  # (bilinear; reglu's inference): torch's op on the halves, as `run` gives it them
+        a, b = packed.chunk(2, -1)  # [..., d] each (chunk: Tensor.split's Python wrapper cost 2 µs)
+        return s.torch_equivalent(b, a) if value_first else s.torch_equivalent(a, b)
     y = dispatch.run_packed(done, packed, value_first)
     if y is None and value_first:
-        v, g = packed.split(packed.shape[-1] // 2, -1)  # [..., d] each
+        v, g = packed.chunk(2, -1)  # [..., d] each
         return dispatch.run_job(done, (g, v))
     return y
 

@@ -445,9 +445,9 @@ def test_float32_math_keeps_signed_zeros_of_tiny_inputs(name):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 def test_a_settled_packed_call_is_the_split_call(name, dtype):
     """A gated call on one packed [gate | value] tensor at the defaults, once its route is settled, goes
-    straight to the kernels (`route.settled_packed`: no halves made); its values, gradient and saved tensors are
-    those of the same call on the halves given apart, and a torch row, another layout or dim, or a non-contiguous
-    tensor takes the general path."""
+    straight to the kernels (`route.settled_packed`: no halves made) or to torch's op on the halves (bilinear,
+    reglu's inference); its values, gradient and saved tensors are those of the same call on the halves given
+    apart, and another layout or dim, or a non-contiguous tensor takes the general path."""
     f = F._BASE[name]  # nonlin's own signature ([gate | value]; F.glu is torch's, [value | gate])
     gen = torch.Generator().manual_seed(0)
     x = (torch.randn(24, 2 * 40, generator=gen) * 4).to(dtype)
@@ -468,10 +468,12 @@ def test_a_settled_packed_call_is_the_split_call(name, dtype):
     assert torch.equal(fast_in.grad[:, :40], g.grad[:, :40]) and torch.equal(fast_in.grad[:, 40:], v.grad[:, 40:])
     assert y.shape == (24, 40)
     s = nonlin.spec(name)
-    settled = route.settled_packed(s, x)
-    assert (settled is None) == (name in route.NATIVE), name  # torch rows take the general path
+    assert torch.equal(route.settled_packed(s, x), fast)  # (the kernels', or torch's op's)
+    swapped = torch.cat([x[:, 40:], x[:, :40]], dim=-1)  # [value | gate]
+    assert torch.equal(route.settled_packed(s, swapped, value_first=True), fast)
     assert route.settled_packed(s, x.t().contiguous().t()) is None  # not contiguous
-    assert torch.equal(f(x, layout="value_gate"), f(torch.cat([x[:, 40:], x[:, :40]], dim=-1)))
+    assert torch.equal(f(x, layout="value_gate"), f(swapped))
+    assert ("route.py", "run") not in _calls(lambda: f(x))  # settled: no route walk
 
 
 def _calls(fn) -> set[tuple[str, str]]:
