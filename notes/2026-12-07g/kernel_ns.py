@@ -22,17 +22,22 @@ TORCH = {
     "elu": (TF.elu, lambda go, x: torch.ops.aten.elu_backward(go, 1.0, 1.0, 1.0, False, x)),
     "tanh": (torch.tanh, lambda go, x: torch.ops.aten.tanh_backward(go, x)),
 }
-rows = []
-for name in sys.argv[1:]:
+
+
+def calls(name: str, n: int) -> dict:
     tf, tb = TORCH[name]
+    x, go = torch.randn(n), torch.randn(n)
+    return {
+        "torch fwd": lambda: tf(x),
+        "nonlin fwd": lambda: native32.forward(name, x),
+        "torch bwd": lambda: tb(go, x),
+        "nonlin bwd": lambda: native32.backward(name, go, x),
+    }
+
+
+for name in sys.argv[1:]:
     for n in (1 << 18, 1 << 22):
-        x, go = torch.randn(n), torch.randn(n)
-        fns = {
-            "torch fwd": lambda: tf(x),
-            "nonlin fwd": lambda: native32.forward(name, x),
-            "torch bwd": lambda: tb(go, x),
-            "nonlin bwd": lambda: native32.backward(name, go, x),
-        }
+        fns = calls(name, n)
         reps = max(5, (1 << 24) // n)
         for f in fns.values():
             f()
@@ -44,6 +49,9 @@ for name in sys.argv[1:]:
                     f()
                 t[k].append((time.perf_counter() - t0) / reps / n * 1e9)
         m = {k: statistics.median(v) for k, v in t.items()}
-        print(f"{name:10s} n={n:8d} " + "  ".join(f"{k} {v:5.3f}" for k, v in m.items())
-              + f"  ratio fwd {m['nonlin fwd'] / m['torch fwd']:4.2f} bwd {m['nonlin bwd'] / m['torch bwd']:4.2f}",
-              flush=True)
+        print(
+            f"{name:10s} n={n:8d} "
+            + "  ".join(f"{k} {v:5.3f}" for k, v in m.items())
+            + f"  ratio fwd {m['nonlin fwd'] / m['torch fwd']:4.2f} bwd {m['nonlin bwd'] / m['torch bwd']:4.2f}",
+            flush=True,
+        )

@@ -12,7 +12,7 @@ import torch
 import nonlin
 import nonlin.functional as NF
 from nonlin import route
-from nonlin.kernels import dispatch, native32
+from nonlin.kernels import native32
 
 torch.set_num_threads(1)
 name = sys.argv[1] if len(sys.argv) > 1 else "hardswish"

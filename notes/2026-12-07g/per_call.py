@@ -49,5 +49,7 @@ for n in (16, 64 * 512):
             for k, f in fns.items():
                 t[k].append(timed(f, x, reps))
         m = {k: statistics.median(v) for k, v in t.items()}
-        print(f"{name:12s} n={n:6d} torch {m['torch']:7.2f} µs  nonlin {m['nonlin']:7.2f} µs  "
-              f"ratio {m['nonlin'] / m['torch']:5.2f}  +{m['nonlin'] - m['torch']:5.2f} µs")
+        print(
+            f"{name:12s} n={n:6d} torch {m['torch']:7.2f} µs  nonlin {m['nonlin']:7.2f} µs  "
+            f"ratio {m['nonlin'] / m['torch']:5.2f}  +{m['nonlin'] - m['torch']:5.2f} µs"
+        )

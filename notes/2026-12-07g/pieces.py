@@ -1,6 +1,6 @@
 """The per-call pieces of the settled-route lookup, timed alone (min of 5 repeats, µs per call).
 
-    PYTHONPATH=src python notes/2026-12-07g/pieces.py
+PYTHONPATH=src python notes/2026-12-07g/pieces.py
 """
 
 import timeit
@@ -10,7 +10,6 @@ import torch
 import nonlin
 import nonlin.functional as NF
 from nonlin import route
-from nonlin.kernels import state
 
 torch.set_num_threads(1)
 x = torch.randn(16)

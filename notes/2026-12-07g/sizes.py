@@ -14,8 +14,17 @@ import torch.nn.functional as TF
 import nonlin.functional as NF
 
 torch.set_num_threads(1)
-TORCH = {"hardswish": TF.hardswish, "silu": TF.silu, "gelu": TF.gelu, "sigmoid": torch.sigmoid, "relu": TF.relu,
-         "leaky_relu": TF.leaky_relu, "hardsigmoid": TF.hardsigmoid, "mish": TF.mish, "elu": TF.elu}
+TORCH = {
+    "hardswish": TF.hardswish,
+    "silu": TF.silu,
+    "gelu": TF.gelu,
+    "sigmoid": torch.sigmoid,
+    "relu": TF.relu,
+    "leaky_relu": TF.leaky_relu,
+    "hardsigmoid": TF.hardsigmoid,
+    "mish": TF.mish,
+    "elu": TF.elu,
+}
 
 for name in sys.argv[1:]:
     for n in (16, 4096, 32768, 262144, 4 << 20):
@@ -32,5 +41,7 @@ for name in sys.argv[1:]:
                     f(x)
                 t[k].append((time.perf_counter() - t0) / reps * 1e6)
         m = {k: statistics.median(v) for k, v in t.items()}
-        print(f"{name:12s} n={n:8d} torch {m['torch']:9.2f} µs  nonlin {m['nonlin']:9.2f} µs  ratio "
-              f"{m['nonlin'] / m['torch']:5.2f}  ns/elt torch {m['torch'] * 1e3 / n:6.2f} nonlin {m['nonlin'] * 1e3 / n:6.2f}")
+        print(
+            f"{name:12s} n={n:8d} torch {m['torch']:9.2f} µs  nonlin {m['nonlin']:9.2f} µs  ratio "
+            f"{m['nonlin'] / m['torch']:5.2f}  ns/elt torch {m['torch'] * 1e3 / n:6.2f} nonlin {m['nonlin'] * 1e3 / n:6.2f}"
+        )

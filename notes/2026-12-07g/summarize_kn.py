@@ -1,6 +1,6 @@
 """Medians over runs of kernel_ns.py's ratios, per checkout (the lines after '== PATH').
 
-    python notes/2026-12-07g/summarize_kn.py FILE
+python notes/2026-12-07g/summarize_kn.py FILE
 """
 
 import collections
@@ -9,7 +9,9 @@ import statistics
 import sys
 
 tree, d = None, collections.defaultdict(list)
-for line in open(sys.argv[1]):
+with open(sys.argv[1]) as f:
+    lines = f.readlines()
+for line in lines:
     if line.startswith("=="):
         tree = line.split()[1]
         continue
