@@ -1,6 +1,6 @@
 """One column of benchmark tables side by side (default: default/torch): the median of each side's runs per row.
 
-    python notes/2026-12-07g/compare_column.py [--column NAME] BASE.md [BASE2.md ...] -- NEW.md [NEW2.md ...]
+python notes/2026-12-07g/compare_column.py [--column NAME] BASE.md [BASE2.md ...] -- NEW.md [NEW2.md ...]
 """
 
 import statistics

@@ -410,7 +410,8 @@ def _borrow(record: Alias, s: Spec) -> Callable[..., torch.Tensor]:
                 entry, packing = target
                 return _BASE[entry](args[0]) if packing == "gate_value" else _BASE[entry](args[0], layout=packing)
         if not compiling and common and len(args) == 1 and not kwargs and isinstance(args[0], torch.Tensor):
-            calling.check_ndim(record, args[0])
+            if record.ndim:
+                calling.check_ndim(record, args[0])
             target, value_first = common[0]
             if target.kind is Kind.POINTWISE:
                 y = _route.settled(target, args[0])
@@ -421,7 +422,8 @@ def _borrow(record: Alias, s: Spec) -> Callable[..., torch.Tensor]:
         k = 1  # the input comes first (a non-tensor there gets the input check's error); a second tensor is a value
         while k < min(len(args), n_inputs) and isinstance(args[k], torch.Tensor):
             k += 1
-        calling.check_ndim(record, args[0])
+        if record.ndim:
+            calling.check_ndim(record, args[0])
         if k < len(args) or kwargs:
             # A call with parameters (leaky_relu(x, 0.2), LeakyReLU(0.2)'s each call): bind's answer for the same
             # plain numbers, once known, then the settled-route lookup of those values (binding had cost 2 us a call)
@@ -433,7 +435,7 @@ def _borrow(record: Alias, s: Spec) -> Callable[..., torch.Tensor]:
                 if key is not None and len(bound) < _BOUND_MAX:
                     bound[key] = known
             entry, kw, target = known
-            if k == 1 and target.kind is Kind.POINTWISE and isinstance(args[0], torch.Tensor):
+            if not compiling and k == 1 and target.kind is Kind.POINTWISE and isinstance(args[0], torch.Tensor):
                 y = _route.settled_with(target, args[0], kw)
                 if y is not None:
                     return y

@@ -31,6 +31,7 @@ this table, so what is measured is what users run. tests/test_routes.py re-measu
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import struct
 from collections.abc import Callable, Iterator, Mapping
@@ -370,6 +371,13 @@ def _torch_op(s: Spec, main: tuple[torch.Tensor, ...], params: Mapping[str, Any]
     return s.torch_equivalent(*main)
 
 
+def _torch_call(s: Spec, given: Mapping[str, Any]) -> Callable[[torch.Tensor], torch.Tensor]:
+    """`_torch_op` of a pointwise call with these keyword values (none: the defaults) as one callable."""
+    if given and NATIVE[s.name].params != "defaults":
+        return functools.partial(s.torch_equivalent, **given)
+    return s.torch_equivalent
+
+
 def _defaults(name: str) -> dict[str, Any]:
     """The entry's default parameters (one dict per entry, shared: read it, never change it)."""
     if torch.compiler.is_compiling():
@@ -626,8 +634,9 @@ def _graph_plan(
 
 
 _SETTLED: dict[tuple, object] = {}  # (entry, dtype, device, records grad, large) -> _TORCH_OP or a dispatch.Job
-# A pointwise entry's settled default call on its one input, by `_SETTLED`'s key: torch's op, or the job's kernels
-# as one callable (`dispatch.settled_call`), which `settled` calls with no branch of its own
+# A pointwise entry's settled call on its one input, by `_SETTLED`'s key (at the defaults, or at keyword values):
+# torch's op, or the job's kernels, as one callable (`dispatch.settled_call`), which `settled` and `settled_with`
+# call with no branch of their own
 _CALL: dict[tuple, Callable[[torch.Tensor], torch.Tensor]] = {}
 _TORCH_OP = object()
 
@@ -684,20 +693,22 @@ def settled_packed(s: Spec, packed: torch.Tensor, value_first: bool = False) -> 
 def plain_numbers(params: Mapping[str, Any]) -> bool:
     """Whether every value is a float or an int, the keyword values a call's route settles for (a tensor hashes by
     identity, not value; a bool is a flag)."""
-    return all(type(v) is float or type(v) is int for v in params.values())
+    for v in params.values():  # noqa: SIM110 (a loop: all() of a generator adds its frames, ~1 µs a settled call)
+        if type(v) is not float and type(v) is not int:
+            return False
+    return True
 
 
 def settled_with(s: Spec, x: torch.Tensor, params: Mapping[str, Any]) -> torch.Tensor | None:
     """`settled` for a pointwise call with keyword parameters (elu(x, alpha=0.5)): by the compiled kernels settled
     for the same keywords and values before (`run`'s settle_as), or torch's op where its row holds at them, or
     None. Such a call had paid the whole route (parameter checks, the table, the job lookup) each time: elu at
-    alpha 0.5 on 32K float32 1.4x torch's op. Kept lean: at 32K torch's leaky_relu takes ~4 us."""
-    if torch.compiler.is_compiling() or _PINNED or _RECORD or not state.DEFAULT or not plain_numbers(params):
+    alpha 0.5 on 32K float32 1.4x torch's op. Kept lean: at 32K torch's leaky_relu takes ~4 us. Outside
+    torch.compile only, as `settled`: its callers branch on `torch.compiler.is_compiling()` first."""
+    if _PINNED or _RECORD or not state.DEFAULT or not plain_numbers(params):
         return None
-    done = _SETTLED.get(_settled_with_key(s, x, tuple(params.items()), params))
-    if done is None:
-        return None
-    return _torch_op(s, (x,), params) if done is _TORCH_OP else dispatch.run_job(done, (x,))
+    call = _CALL.get(_settled_with_key(s, x, tuple(params.items()), params))
+    return None if call is None else call(x)
 
 
 def _settled_with_key(s: Spec, x: torch.Tensor, items: tuple, params: Mapping[str, Any]) -> tuple:
@@ -715,15 +726,18 @@ def _settles_with(x: torch.Tensor) -> bool:
 def _settle_with(s: Spec, x: torch.Tensor, items: tuple, r: Route, params: Mapping[str, Any]) -> None:
     """Remember the route of a call made with keyword parameters `items` (see `settled_with`): torch's op (where its
     row holds at those values: the defaults, or `Native.params`), or the fused path's job once it is compiled."""
-    key = _settled_with_key(s, x, items, dict(items))
+    given = dict(items)
+    key = _settled_with_key(s, x, items, given)
     if r == "torch":
         if not _moved_to_fused(s.name, x.dtype, key[4], key[5]):
             _SETTLED[key] = _TORCH_OP
+            _CALL[key] = _torch_call(s, given)
     elif r == "fused":
         with _float64_pin(s, x):
             job = dispatch.job_for(s, x.dtype, params)
         if job is not None and dispatch.ready(job, x.dtype, key[4]):
             _SETTLED[key] = job
+            _CALL[key] = dispatch.settled_call(job, key[4])
 
 
 def _settle(s: Spec, x: torch.Tensor, key: tuple, r: Route, params: Mapping[str, Any]) -> None:
@@ -734,7 +748,7 @@ def _settle(s: Spec, x: torch.Tensor, key: tuple, r: Route, params: Mapping[str,
         if not _moved_to_fused(s.name, x.dtype, key[3], key[4]):
             _SETTLED[key] = _TORCH_OP
             if pointwise:
-                _CALL[key] = s.torch_equivalent
+                _CALL[key] = _torch_call(s, {})
     elif r == "fused" and x.device.type == "cpu":
         with _float64_pin(s, x):
             job = dispatch.job_for(s, x.dtype, params)
