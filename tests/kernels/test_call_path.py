@@ -608,6 +608,11 @@ def test_settled_default_calls_are_the_settled_routes(monkeypatch):
     assert isinstance(job, dispatch.Job) and route._CALL[keys["silu"]].args == (job,)
     assert keys["swiglu"] not in route._CALL  # (gated calls: settled_packed, or the route)
     assert torch.equal(F.silu(x), dispatch.run_job(job, (x,)))
+    for _ in range(2):  # torch's leaky_relu at any slope (`Native.params`), torch's name and nonlin's
+        F.leaky_relu(x, 0.2)
+        F._BASE["leaky_relu"](x, alpha=0.2)
+    call = route._CALL[route._settled_with_key(nonlin.spec("leaky_relu"), x, (("alpha", 0.2),), {"alpha": 0.2})]
+    assert call.keywords == {"alpha": 0.2} and torch.equal(call(x), torch.nn.functional.leaky_relu(x, 0.2))
     route._set_measured(dict(route._MEASURED))  # a new profile forgets both
     assert not route._SETTLED and not route._CALL
 
