@@ -669,9 +669,9 @@ def settled(s: Spec, x: torch.Tensor) -> torch.Tensor | None:
 def settled_packed(s: Spec, packed: torch.Tensor, value_first: bool = False) -> torch.Tensor | None:
     """`settled` for a gated call on one contiguous packed [..., 2d] tensor ([gate | value], the last dim) at
     the entry's defaults, on compiled kernels (the halves are never made: the kernels read the packed rows) or
-    torch's op on the halves, or None (the caller then splits and takes `run`). `value_first`: [value | gate] (torch's, JAX's and Keras's
-    glu); where the job's kernels read only [gate | value], its halves go to them as strided rows, as `run`'s
-    settled call gives them."""
+    torch's op on the halves, or None (the caller then splits and takes `run`). `value_first`: [value | gate]
+    (torch's, JAX's and Keras's glu); where the job's kernels read only [gate | value], its halves go to them as
+    strided rows, as `run`'s settled call gives them."""
     n = packed.numel()
     if _PINNED or _RECORD or not state.DEFAULT:  # (its callers take it outside torch.compile only, as `settled`)
         return None
