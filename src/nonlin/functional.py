@@ -410,8 +410,7 @@ def _borrow(record: Alias, s: Spec) -> Callable[..., torch.Tensor]:
                 entry, packing = target
                 return _BASE[entry](args[0]) if packing == "gate_value" else _BASE[entry](args[0], layout=packing)
         if not compiling and common and len(args) == 1 and not kwargs and isinstance(args[0], torch.Tensor):
-            if record.ndim:
-                calling.check_ndim(record, args[0])
+            calling.check_ndim(record, args[0])
             target, value_first = common[0]
             if target.kind is Kind.POINTWISE:
                 y = _route.settled(target, args[0])
@@ -422,8 +421,7 @@ def _borrow(record: Alias, s: Spec) -> Callable[..., torch.Tensor]:
         k = 1  # the input comes first (a non-tensor there gets the input check's error); a second tensor is a value
         while k < min(len(args), n_inputs) and isinstance(args[k], torch.Tensor):
             k += 1
-        if record.ndim:
-            calling.check_ndim(record, args[0])
+        calling.check_ndim(record, args[0])
         if k < len(args) or kwargs:
             # A call with parameters (leaky_relu(x, 0.2), LeakyReLU(0.2)'s each call): bind's answer for the same
             # plain numbers, once known, then the settled-route lookup of those values (binding had cost 2 us a call)

@@ -363,18 +363,11 @@ def _representable(value: float, dtype: torch.dtype) -> bool:
     return single == value and (dtype == torch.float32 or bits & 0xFFFF == 0)
 
 
-def _torch_op(s: Spec, main: tuple[torch.Tensor, ...], params: Mapping[str, Any]) -> torch.Tensor:
-    """torch's op on the call's inputs, at the call's parameters where its row holds at others than the
-    defaults (`Native.params`: the op then takes them by the entry's names)."""
+def _torch_op(s: Spec, params: Mapping[str, Any]) -> Callable[..., torch.Tensor]:
+    """torch's op for a call at `params`: itself, or with the call's parameters where its row holds at others than
+    the defaults (`Native.params`: the op then takes them by the entry's names). A settled call keeps it."""
     if params and NATIVE[s.name].params != "defaults":
-        return s.torch_equivalent(*main, **params)
-    return s.torch_equivalent(*main)
-
-
-def _torch_call(s: Spec, given: Mapping[str, Any]) -> Callable[[torch.Tensor], torch.Tensor]:
-    """`_torch_op` of a pointwise call with these keyword values (none: the defaults) as one callable."""
-    if given and NATIVE[s.name].params != "defaults":
-        return functools.partial(s.torch_equivalent, **given)
+        return functools.partial(s.torch_equivalent, **params)
     return s.torch_equivalent
 
 
@@ -559,7 +552,7 @@ def run(
         x = main[0]
         _RECORD[-1].append((s.name, _DTYPE_NAME[x.dtype], x.device.type, _pass(main, extra), _size(x), r))
     if r == "torch":
-        return _torch_op(s, main, params)
+        return _torch_op(s, params)(*main)
     if r == "fused":
         with _float64_pin(s, x):  # the op records it: its backward computes in float64 too
             return _fused(s, body, main, extra, params, packed)
@@ -681,7 +674,7 @@ def settled_packed(s: Spec, packed: torch.Tensor, value_first: bool = False) -> 
     if done is None:
         return None
     if done is _TORCH_OP:  # (bilinear; reglu's inference): torch's op on the halves, as `run` gives it them
-        a, b = packed.chunk(2, -1)  # [..., d] each (chunk: Tensor.split's Python wrapper cost 2 µs)
+        a, b = packed.chunk(2, -1)  # [..., d] each
         return s.torch_equivalent(b, a) if value_first else s.torch_equivalent(a, b)
     y = dispatch.run_packed(done, packed, value_first)
     if y is None and value_first:
@@ -731,7 +724,7 @@ def _settle_with(s: Spec, x: torch.Tensor, items: tuple, r: Route, params: Mappi
     if r == "torch":
         if not _moved_to_fused(s.name, x.dtype, key[4], key[5]):
             _SETTLED[key] = _TORCH_OP
-            _CALL[key] = _torch_call(s, given)
+            _CALL[key] = _torch_op(s, given)
     elif r == "fused":
         with _float64_pin(s, x):
             job = dispatch.job_for(s, x.dtype, params)
@@ -748,7 +741,7 @@ def _settle(s: Spec, x: torch.Tensor, key: tuple, r: Route, params: Mapping[str,
         if not _moved_to_fused(s.name, x.dtype, key[3], key[4]):
             _SETTLED[key] = _TORCH_OP
             if pointwise:
-                _CALL[key] = _torch_call(s, {})
+                _CALL[key] = _torch_op(s, {})
     elif r == "fused" and x.device.type == "cpu":
         with _float64_pin(s, x):
             job = dispatch.job_for(s, x.dtype, params)
