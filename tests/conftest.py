@@ -8,7 +8,16 @@ os.environ["NONLIN_ROUTE_PROFILE"] = "off"
 
 import pytest
 
-from nonlin.kernels import cpu
+from nonlin.kernels import cpp_ops, cpu, native32
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cpp_ops_loaded():
+    """The C++ ops loaded before the first test (built once per machine, 20-45 s), as a process has them once they
+    are built: else float32 training calls would move from the Python autograd.Function to the C++ node
+    (`cpp_ops.training_op`) whenever the background build finished, in the middle of a test."""
+    if native32.available() and cpu.compile_available():
+        cpp_ops._load()
 
 
 @pytest.fixture(scope="module")

@@ -268,6 +268,12 @@ def _set_measured(choices: dict[route_profile.Row, str]) -> None:
     _MEASURED.update(choices)
     _TABLE.clear()
     _BY_CALL.clear()
+    forget_settled()
+
+
+def forget_settled() -> None:
+    """Forget the settled routes and their callables (the next call of each settles again): when the callables a
+    route would settle on change (the C++ ops turned on or off, or built: `cpp_ops.training_op`)."""
     _SETTLED.clear()
     _CALL.clear()
 

@@ -1,11 +1,16 @@
 """The compiled graphs' C++ ops (`nonlin.kernels.cpp_ops`): each the same bits as its Python twin, on the
 kernels' own calls and on those it hands on (strided, other dtypes, a kernel not built yet)."""
 
+import math
+import threading
+
 import pytest
 import torch
 
+import nonlin
 import nonlin.functional as F
-from nonlin.kernels import cpp_ops, native32
+from nonlin import route
+from nonlin.kernels import cpp_ops, dispatch, native32
 
 pytestmark = pytest.mark.skipif(not native32.available(), reason="the float32 kernels need a vector ISA")
 
@@ -111,3 +116,120 @@ def test_a_compiled_function_calls_the_twins_it_was_traced_with(twins):
     assert f"nonlin.native32{suffix}.default" in calls and f"nonlin.native32_grad{suffix}.default" in calls, calls
     torch.testing.assert_close(y, y0, rtol=3e-7, atol=0)
     torch.testing.assert_close(g, g0, rtol=5e-7, atol=0)
+
+
+def _native_job(name):
+    s = nonlin.spec(name)
+    job = dispatch.job_for(s, torch.float32, s.defaults())
+    assert job is not None and job.native == name
+    return job
+
+
+def _training(job, x, go, cpp):
+    """A training call of `job` by `dispatch.training_call`, with the C++ node (cpp) or the Python Function: the
+    output, its node, the tensors saved for backward, d/dx and (create_graph=True) d/dx of <d/dx, go>."""
+    cpp_ops.set_enabled(cpp)
+    try:
+        call = dispatch.training_call(job)
+        seen = []
+        x = x.detach().requires_grad_()
+        with torch.autograd.graph.saved_tensors_hooks(lambda t: seen.append(t) or t, lambda t: t):
+            y = call(x)
+        (dx,) = torch.autograd.grad(y, x, go, retain_graph=True)
+        (dx2,) = torch.autograd.grad(y, x, go, create_graph=True)
+        (ddx,) = torch.autograd.grad(dx2, x, go) if dx2.requires_grad else (None,)
+        return y.detach(), y.grad_fn, [t.data_ptr() == x.data_ptr() for t in seen], dx, dx2.detach(), ddx
+    finally:
+        cpp_ops.set_enabled(True)
+
+
+@pytest.mark.parametrize("shape", [(0,), (7,), (3, 5, 33), (64, 1024), "strided"])
+@pytest.mark.parametrize("name", sorted(native32.PRIMITIVES))
+def test_the_training_node_gives_the_python_functions_bits(name, shape):
+    """A float32 training call on the hand-written kernels, under the C++ node (`cpp_ops.training_op`) or the
+    Python autograd.Function: the same output, gradient and create_graph=True gradients, bit for bit (the same
+    kernels, the same eager formulas), the input alone saved (saved-tensor hooks see it), the same node name."""
+    assert cpp_ops.training_op() is not None  # (built on this machine: tests/conftest.py)
+    job = _native_job(name)
+    x, go = _inputs((40, 64) if shape == "strided" else shape, 2, seed=5)
+    if x.numel() >= 4:
+        x.view(-1)[:4] = torch.tensor([math.inf, -math.inf, math.nan, -0.0])
+    if shape == "strided":
+        x, go = x[:, ::2], go[:, 1::2]  # [40, 32] each
+    cpp, py = _training(job, x, go, True), _training(job, x, go, False)
+    assert type(cpp[1]).__name__ == "CppFunction" and type(py[1]).__name__ == "nonlin_fusedBackward"
+    assert cpp[1].name() == py[1].name() == "nonlin_fusedBackward"
+    assert cpp[2] == py[2] == [True]
+    _same(cpp[0], native32.forward(name, x.contiguous()))
+    for a, b in zip(cpp[3:], py[3:], strict=True):
+        assert (a is None) == (b is None)
+        if a is not None:
+            _same(a, b)
+
+
+def test_functorch_transforms_take_the_python_function(monkeypatch):
+    """Where torch.func's transforms are active, the call goes to the Python autograd.Function (`nonlin_fused`:
+    the C++ node has no rule for them), with the same job, as `_fused_apply` sends it there."""
+    job = _native_job("silu")
+    call = dispatch.training_call(job)
+    assert call.func is dispatch._cpp_training
+    applied = []
+
+    class Recorded:
+        @staticmethod
+        def apply(*args):
+            applied.append(args)
+            return args[-1]
+
+    (x,) = _inputs((4, 33), 1, seed=6)
+    monkeypatch.setattr(dispatch, "nonlin_fused", Recorded)
+    monkeypatch.setattr(torch._C, "_are_functorch_transforms_active", lambda: True)
+    assert call(x) is x
+    assert len(applied) == 1 and applied[0][0] is job and applied[0][1] == dispatch.UNPACKED
+
+
+def test_the_library_builds_in_the_background_and_the_routes_settle_on_it(monkeypatch):
+    """Where the library is not built on this machine yet, a training call takes the Python Function and starts
+    the build in a thread; once it is built, the settled routes are forgotten and the next calls settle on the C++
+    node."""
+    built = cpp_ops._library_path()
+    state = dict(cpp_ops._STATE)
+    started = threading.Event()
+    release = threading.Event()
+
+    def slow_build():
+        started.set()
+        release.wait(30)
+        return built
+
+    monkeypatch.setattr(cpp_ops, "_STATE", {k: v for k, v in state.items() if k == "register"})
+    monkeypatch.setattr(cpp_ops, "_library_path", lambda: built.with_name("not_built_yet.so"))
+    monkeypatch.setattr(cpp_ops, "_build", slow_build)
+    x = torch.randn(route.LARGE_NUMEL, requires_grad=True)
+    route.forget_settled()
+    for _ in range(3):
+        y = F.silu(x)
+    assert started.wait(30) and type(y.grad_fn).__name__ == "nonlin_fusedBackward"  # the Python Function
+    assert route._SETTLED
+    monkeypatch.setattr(cpp_ops, "_library_path", lambda: built)
+    release.set()
+    cpp_ops._STATE["building"].join(30)
+    assert not route._SETTLED  # forgotten
+    monkeypatch.setattr(cpp_ops, "_STATE", state)
+    for _ in range(3):
+        y = F.silu(x)
+    assert type(y.grad_fn).__name__ == "CppFunction"
+
+
+def test_a_failed_build_warns_and_training_calls_take_the_python_function(monkeypatch):
+    def failing_build():
+        raise RuntimeError("no compiler here")
+
+    monkeypatch.setattr(cpp_ops, "_STATE", {})
+    monkeypatch.setattr(cpp_ops, "_build", failing_build)
+    with pytest.warns(RuntimeWarning, match="building the C\\+\\+ ops failed"):
+        assert cpp_ops.graph_op("native32") is torch.ops.nonlin.native32.default
+    assert "no compiler here" in cpp_ops._STATE["failed"]
+    assert cpp_ops.training_op() is None
+    call = dispatch.training_call(_native_job("gelu"))
+    assert call.func is dispatch._fused_apply

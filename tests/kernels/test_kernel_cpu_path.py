@@ -82,7 +82,7 @@ def test_compile_failure_falls_back_to_uncompiled(monkeypatch):
         route._set_measured(dict(route._MEASURED))
         with use("auto"):
             y = F.mish(torch.randn(1 << 17, requires_grad=True))
-        assert "nonlin" not in type(y.grad_fn).__name__
+        assert "nonlin" not in y.grad_fn.name()
     finally:
         cpu._DISABLED.clear()
         cpu._DISABLED.update(saved)

@@ -510,15 +510,21 @@ def test_float32_calls_of_the_entries_take_the_native_kernels(name):
     x = (torch.randn(route.LARGE_NUMEL, generator=torch.Generator().manual_seed(3)) * 5).requires_grad_()
     go = torch.randn(x.shape)
     torch_forward = _torch_forward_when_large(name)
-    with route.recording() as taken:
+    saved = []
+    with (
+        route.recording() as taken,
+        torch.autograd.graph.saved_tensors_hooks(lambda t: saved.append(t) or t, lambda t: t),
+    ):
         y = F.function(name)(x)
     assert taken[0][5] == "fused"
+    assert (
+        y.grad_fn.name() == "nonlin_fusedBackward"
+    )  # (the C++ node or the Python Function: tests/kernels/test_cpp_ops.py)
     forward = s.torch_equivalent(x.detach()) if torch_forward else native32.forward(name, x.detach())
     assert torch.equal(y, forward)
     with torch.no_grad(), route.recording() as taken:
         assert torch.equal(F.function(name)(x), y)
     assert taken[0][5] == ("torch" if torch_forward else "fused")
-    saved = [t for t in y.grad_fn.saved_tensors]
     assert len(saved) == 1 and saved[0].data_ptr() == x.data_ptr()
     y.backward(go)
     assert torch.equal(x.grad, native32.backward(name, go, x.detach()))

@@ -18,6 +18,7 @@ warning saying so: the same values, slower.
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import os
 import subprocess
@@ -39,7 +40,11 @@ _SOURCE = r"""
 #include <ATen/Parallel.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/grad_mode.h>
 #include <ATen/ops/empty.h>
+#include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/functions/utils.h>
+#include <torch/csrc/autograd/saved_variable.h>
 #include <torch/library.h>
 
 #include <mutex>
@@ -86,7 +91,7 @@ using Gated = void (*)(const float*, const float*, float*, int64_t, int64_t, int
 using GatedGrad = void (*)(const float*, const float*, const float*, float*, float*, int64_t, int64_t, int64_t,
                            int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
 
-Tensor forward(const Tensor& x, string_view primitive) {
+Tensor unary_forward(const Tensor& x, string_view primitive) {
   const auto k = find<Unary>(primitive, "fwd");
   if (k == nullptr || !plain(x)) {
     static const auto op = python_op<Tensor(const Tensor&, string_view)>("nonlin::native32");
@@ -98,7 +103,7 @@ Tensor forward(const Tensor& x, string_view primitive) {
   return out;
 }
 
-Tensor backward(const Tensor& go, const Tensor& x, string_view primitive) {
+Tensor unary_backward(const Tensor& go, const Tensor& x, string_view primitive) {
   const auto k = find<Binary>(primitive, "bwd");
   if (k == nullptr || !plain(x) || !plain(go) || go.sizes() != x.sizes()) {
     static const auto op = python_op<Tensor(const Tensor&, const Tensor&, string_view)>("nonlin::native32_grad");
@@ -174,6 +179,58 @@ Tensor packed_backward(const Tensor& go, const Tensor& x, string_view primitive,
 
 }  // namespace
 
+namespace nonlin {
+
+using torch::autograd::SavedVariable;
+using torch::autograd::variable_list;
+
+// The node of a float32 training call of a pointwise entry on its hand-written kernels: `dispatch.nonlin_fused` in
+// C++, built as torch's own ops build theirs (a torch::autograd::Function's node costs ~20 µs more per training
+// call on the AVX2 host, a Python autograd.Function's ~30 more: notes/2026-12-07h/). It saves the input alone, and
+// its backward is the kernel from it; under create_graph=True the Python op nonlin::native32_train_grad
+// (`dispatch`: the eager formulas, differentiable), as `nonlin_fused.backward` does. `job` names the call's
+// dispatch.Job for that op.
+struct fused : public torch::autograd::Node {
+  SavedVariable x_;
+  int64_t job_ = 0;
+  std::string primitive_;
+
+  variable_list apply(variable_list&& grads) override {
+    std::lock_guard<std::mutex> locked(mutex_);
+    const Tensor x = x_.unpack();
+    if (!grads[0].defined()) {
+      return {Tensor()};
+    }
+    if (at::GradMode::is_enabled()) {
+      static const auto op = python_op<Tensor(const Tensor&, const Tensor&, int64_t)>("nonlin::native32_train_grad");
+      return {op.call(grads[0], x, job_)};
+    }
+    return {unary_backward(grads[0].contiguous(), x.contiguous(), primitive_)};
+  }
+
+  std::string name() const override { return "nonlin_fusedBackward"; }  // (the Python Function's node's name)
+
+  void release_variables() override {
+    std::lock_guard<std::mutex> locked(mutex_);
+    x_.reset_data();
+  }
+};
+
+Tensor train(int64_t job, string_view primitive, const Tensor& x) {
+  Tensor y = unary_forward(x.contiguous(), primitive);
+  if (at::GradMode::is_enabled() && x.requires_grad()) {
+    auto node = c10::make_intrusive<fused>();
+    node->set_next_edges(torch::autograd::collect_next_edges(x));
+    node->x_ = SavedVariable(x, false);
+    node->job_ = job;
+    node->primitive_ = std::string(primitive);
+    torch::autograd::set_history(y, node);
+  }
+  return y;
+}
+
+}  // namespace nonlin
+
 extern "C" void nonlin_register_kernel(const char* key, void* entry) {
   std::unique_lock<std::shared_mutex> writing(lock);
   if (entry == nullptr) {
@@ -184,13 +241,15 @@ extern "C" void nonlin_register_kernel(const char* key, void* entry) {
 }
 
 TORCH_LIBRARY_IMPL(nonlin, CPU, m) {
-  m.impl("native32_cpp", &forward);
-  m.impl("native32_grad_cpp", &backward);
+  m.impl("native32_cpp", &unary_forward);
+  m.impl("native32_grad_cpp", &unary_backward);
   m.impl("native32_gated_cpp", &gated_forward);
   m.impl("native32_gated_grad_cpp", &gated_backward);
   m.impl("native32_gated_packed_cpp", &packed_forward);
   m.impl("native32_gated_packed_grad_cpp", &packed_backward);
 }
+
+TORCH_LIBRARY_IMPL(nonlin, CompositeImplicitAutograd, m) { m.impl("native32_train", &nonlin::train); }
 """
 
 _LOCK = threading.Lock()
@@ -199,13 +258,51 @@ _ENABLED = [True]
 
 
 def set_enabled(on: bool) -> None:
-    """Whether graphs traced from now on call the C++ twins (tests compare both; a traced graph keeps its ops):
-    the traced functions made so far are dropped, each holding the ops of its time."""
+    """Whether graphs traced from now on call the C++ twins, and training calls the C++ node (tests compare both;
+    a traced graph keeps its ops): the traced functions and settled calls made so far are dropped, each holding
+    the ops of its time."""
+    from nonlin import route
     from nonlin.kernels import dispatch
 
     if _ENABLED[0] != on:
         _ENABLED[0] = on
         dispatch._TRACED.clear()
+        route.forget_settled()
+
+
+def training_op():
+    """The op of the C++ autograd node for float32 training calls on the hand-written kernels
+    (nonlin::native32_train, as its builtin: no Python frame of its own), or None where its library is not
+    loaded. Loads the library where it is built on this machine already; else builds it in the background (one
+    core, 20-45 s) and says None: calls take the Python autograd.Function meanwhile, and when the build is done
+    the settled routes are forgotten, so that the next calls settle on the node."""
+    if not _ENABLED[0]:
+        return None
+    op = _STATE.get("train")
+    if op is not None or "failed" in _STATE:
+        return op
+    from nonlin.kernels import cpu
+
+    if not cpu.compile_available():
+        return None
+    if _library_path().exists():
+        return _STATE.get("train") if _load() is not None else None
+    with _LOCK:
+        if "building" not in _STATE:
+            _STATE["building"] = threading.Thread(target=_build_in_background, name="nonlin-cpp-ops", daemon=True)
+            _STATE["building"].start()  # type: ignore[attr-defined]
+    return None
+
+
+def _build_in_background() -> None:
+    try:
+        _build()
+    except Exception as e:  # no compiler, no headers, a failed link
+        _fail(e)
+        return
+    from nonlin import route
+
+    route.forget_settled()
 
 
 def graph_op(name: str):
@@ -252,18 +349,15 @@ def _load():
             path = _build()
             for name in OPS:
                 graph_ops.define_twin(name, name + "_cpp")
+            graph_ops.define("native32_train", "(int job, str primitive, Tensor x) -> Tensor", _like_x)
             torch.ops.load_library(str(path))
             entry = ctypes.CDLL(str(path)).nonlin_register_kernel
             entry.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
+            train = torch.ops.nonlin.native32_train.default
+            _STATE["train"] = getattr(train, "_op", train)  # (OpOverload.__call__ is a frame around `_op`)
             _STATE["register"] = entry
         except Exception as e:  # no compiler, no headers, a failed link
-            _STATE["failed"] = f"{type(e).__name__}: {e}"
-            warnings.warn(
-                f"nonlin: building the compiled graphs' C++ ops failed ({type(e).__name__}); graphs call the Python "
-                "ops (the same values, slower per call)",
-                RuntimeWarning,
-                stacklevel=3,
-            )
+            _fail(e)
             return None
     from nonlin.kernels import native32
 
@@ -273,23 +367,47 @@ def _load():
     return _STATE["register"]
 
 
-def _build() -> Path:
-    """The library, compiled once per (source, torch, Python) into inductor's cache folder (written under a
-    temporary name and moved into place: a build interrupted or raced by another process leaves no broken file)."""
-    from torch._inductor.cpp_builder import get_cpp_compiler
+def _like_x(job: int, primitive: str, x: torch.Tensor) -> torch.Tensor:
+    return graph_ops.like(x)
+
+
+def _fail(e: Exception) -> None:
+    _STATE["failed"] = f"{type(e).__name__}: {e}"
+    warnings.warn(
+        f"nonlin: building the C++ ops failed ({type(e).__name__}); compiled graphs and float32 training calls use "
+        "the Python ops and autograd.Function (the same values, slower per call)",
+        RuntimeWarning,
+        stacklevel=4,
+    )
+
+
+def _source() -> str:
+    return _SOURCE.replace("PARALLEL_NUMEL", str(PARALLEL_NUMEL))
+
+
+@functools.cache
+def _library_path() -> Path:
+    """Where the library of this (source, torch, Python) is built: inductor's cache folder."""
     from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+    digest = hashlib.sha256(f"{_source()}{torch.__version__}{sys.version}".encode()).hexdigest()[:24]
+    return Path(cache_dir()) / "nonlin_graph_ops" / f"graph_ops_{digest}.so"
+
+
+def _build() -> Path:
+    """The library, compiled once per (source, torch, Python) (`_library_path`; written under a temporary name
+    and moved into place: a build interrupted or raced by another process or thread leaves no broken file)."""
+    from torch._inductor.cpp_builder import get_cpp_compiler
     from torch.utils.cpp_extension import include_paths, library_paths
 
-    source = _SOURCE.replace("PARALLEL_NUMEL", str(PARALLEL_NUMEL))
-    digest = hashlib.sha256(f"{source}{torch.__version__}{sys.version}".encode()).hexdigest()[:24]
-    folder = Path(cache_dir()) / "nonlin_graph_ops"
-    path = folder / f"graph_ops_{digest}.so"
+    path = _library_path()
     if path.exists():
         return path
-    folder.mkdir(parents=True, exist_ok=True)
-    cpp = folder / f"graph_ops_{digest}.{os.getpid()}.cpp"
-    built = folder / f"graph_ops_{digest}.{os.getpid()}.so"
-    cpp.write_text(source)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    unique = f"{os.getpid()}_{threading.get_ident()}"
+    cpp = path.with_suffix(f".{unique}.cpp")
+    built = path.with_suffix(f".{unique}.so")
+    cpp.write_text(_source())
     libraries = library_paths()
     command = [
         get_cpp_compiler(), "-shared", "-fPIC", "-O2", "-std=c++20", "-w",

@@ -325,7 +325,7 @@ def run_job(job: Job, main) -> torch.Tensor:
         return x
     if not job.gated:
         if torch.is_grad_enabled() and x.requires_grad:
-            return _fused_apply(job, UNPACKED, x)
+            return training_call(job)(x)
         if job.exact_forward is not None:
             return job.exact_forward(x)
         if job.table is not None:
@@ -354,7 +354,7 @@ def settled_call(job: Job, grad: bool) -> Callable[[torch.Tensor], torch.Tensor]
     if job.passthrough:
         return _same
     if grad:
-        return functools.partial(_fused_apply, job, UNPACKED)
+        return training_call(job)
     if job.exact_forward is not None:
         return job.exact_forward
     if job.table is not None:
@@ -364,6 +364,36 @@ def settled_call(job: Job, grad: bool) -> Callable[[torch.Tensor], torch.Tensor]
 
 def _same(x: torch.Tensor) -> torch.Tensor:
     return x
+
+
+def training_call(job: Job) -> Callable[[torch.Tensor], torch.Tensor]:
+    """The callable of a pointwise job's calls that autograd records: `nonlin_fused`, or for a float32 job on
+    the hand-written kernels, forward and backward alike, the same kernels under a C++ autograd node
+    (`cpp_ops.training_op`) where its library is loaded: the same bits, ~1.2x torch's op per 32K training call
+    where the Python Function costs ~1.4x (notes/2026-12-07g/cpp_autograd_proto.txt)."""
+    if job.native is not None and job.torch_forward is None and job.table is None and not job.gated:
+        op = cpp_ops.training_op()
+        if op is not None:
+            _TRAINED[id(job)] = job
+            return functools.partial(_cpp_training, op, id(job), job.native)
+    return functools.partial(_fused_apply, job, UNPACKED)
+
+
+_TRAINED: dict[int, Job] = {}  # id(job) -> job (held: its id stays its), for the C++ node's create_graph backward
+
+
+def _cpp_training(op, job: int, primitive: str, x: torch.Tensor) -> torch.Tensor:
+    if torch._C._are_functorch_transforms_active():  # (a C++ node has no vmap or jvp rule: the Python Function)
+        return nonlin_fused.apply(_TRAINED[job], UNPACKED, x)
+    return op(job, primitive, x)
+
+
+@graph_ops.composite_op("native32_train_grad", "(Tensor go, Tensor x, int job) -> Tensor")
+def _cpp_training_eager_grad(go: torch.Tensor, x: torch.Tensor, job: int) -> torch.Tensor:
+    """d/dx of the C++ node's call under create_graph=True: the eager formulas, differentiable (as
+    `nonlin_fused.backward`'s)."""
+    j = _TRAINED[job]
+    return _ops._eager_grads(j.plan.spec.name, "plain", j.fnames, j.fvals, "", [x], [], [], go)[0]
 
 
 def run_packed(job: Job, base: torch.Tensor, value_first: bool = False) -> torch.Tensor | None:

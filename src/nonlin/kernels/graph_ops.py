@@ -36,6 +36,18 @@ def cpu_op(name: str, schema: str, fake: Callable) -> Callable[[Callable], Calla
     return register
 
 
+def composite_op(name: str, schema: str) -> Callable[[Callable], Callable]:
+    """Register the decorated function, written in torch's ops, as op nonlin::`name` of `schema` for every backend
+    and autograd (CompositeImplicitAutograd: autograd records the ops it calls), for C++ code to call by name."""
+
+    def register(impl: Callable) -> Callable:
+        _LIB.define(name + schema)
+        _LIB.impl(name, impl, "CompositeImplicitAutograd")
+        return impl
+
+    return register
+
+
 _DEFINED: dict[str, tuple[str, Callable]] = {}  # op name -> (schema, fake)
 
 
@@ -52,6 +64,11 @@ def define_twin(name: str, twin: str):
     if twin not in _DEFINED:
         _define(twin, *_DEFINED[name])
     return getattr(torch.ops.nonlin, twin).default
+
+
+def define(name: str, schema: str, fake: Callable):
+    """Define op nonlin::`name` (once), its implementation left to a library loaded after (`cpp_ops`)."""
+    return getattr(torch.ops.nonlin, name).default if name in _DEFINED else _define(name, schema, fake)
 
 
 def like(t: torch.Tensor, shape=None) -> torch.Tensor:
