@@ -1,5 +1,6 @@
-"""The float32 kernels' ops in a caller's compiled graph, implemented in C++ (`nonlin::native32_cpp` and its
-five siblings, twins of `native32`'s ops registered from Python).
+"""nonlin's C++ ops: the float32 kernels' ops in a caller's compiled graph (`nonlin::native32_cpp` and its five
+siblings, twins of `native32`'s ops registered from Python), and the autograd node of eager float32 training calls
+on those kernels (`nonlin::native32_train`, `training_op`).
 
 A compiled graph calls each op through the dispatcher. For an op registered from Python (`graph_ops.cpu_op`),
 that call converts its arguments to Python objects, runs nonlin's Python and converts the result back: on a 32K
@@ -9,10 +10,15 @@ allocate the result and call the kernel's entry point (the same compiled kernel:
 kernel's name in a table that `native32.kernel` fills as it builds each one. Any other call (a strided input, a
 kernel not built yet) goes on to the Python op, through the dispatcher.
 
+An eager training call pays for its autograd node: a Python autograd.Function's costs ~30 µs per call on the
+AVX2 host above torch's own node (`notes/2026-12-07h/node_16.txt`). The node here is built as torch's ops build
+theirs, around the same kernels (the same bits): `dispatch.training_call` takes it.
+
 Built once per machine with torch's headers (`torch.utils.cpp_extension`'s include and library paths, inductor's
-C++ compiler; 20-45 s on a 2-core host, then cached beside inductor's kernels by the source's and torch's hash) when
-a graph first needs them. Where the build fails (no compiler, no headers), graphs call the Python ops, with a
-warning saying so: the same values, slower.
+C++ compiler; 20-45 s on a 2-core host, then cached beside inductor's kernels by the source's and torch's hash):
+when a graph first needs it, or in a background thread from the first training call (which takes the Python
+Function until it is built). Where the build fails (no compiler, no headers), graphs call the Python ops and
+training calls the Python Function, with a warning saying so: the same values, slower.
 """
 
 from __future__ import annotations
