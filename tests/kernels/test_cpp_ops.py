@@ -233,3 +233,25 @@ def test_a_failed_build_warns_and_training_calls_take_the_python_function(monkey
     assert cpp_ops.training_op() is None
     call = dispatch.training_call(_native_job("gelu"))
     assert call.func is dispatch._fused_apply
+
+
+@pytest.mark.parametrize("backend", ["eager", "inductor"])
+def test_compiled_autograd_traces_the_training_node(backend):
+    """torch._dynamo.compiled_autograd traces the node's backward as the op nonlin::native32_grad_cpp (its fake
+    for the trace, the kernel in the compiled graph): the eager backward's bits, as the Python Function gives."""
+    import torch._dynamo.compiled_autograd as compiled_autograd
+
+    (x,) = _inputs((16, 64), 1, seed=7)
+    x.requires_grad_()
+    call = dispatch.training_call(_native_job("silu"))
+    (call(x) * 2).sum().backward()
+    eager, x.grad = x.grad, None
+    torch._dynamo.reset()
+    try:
+        with compiled_autograd._enable(torch.compile(backend=backend)):
+            y = call(x)
+            assert type(y.grad_fn).__name__ == "CppFunction"
+            (y * 2).sum().backward()
+    finally:
+        torch._dynamo.reset()
+    _same(x.grad, eager)

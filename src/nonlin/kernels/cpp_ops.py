@@ -51,6 +51,7 @@ _SOURCE = r"""
 #include <torch/csrc/autograd/function.h>
 #include <torch/csrc/autograd/functions/utils.h>
 #include <torch/csrc/autograd/saved_variable.h>
+#include <torch/csrc/dynamo/compiled_autograd.h>
 #include <torch/library.h>
 
 #include <mutex>
@@ -216,6 +217,22 @@ struct fused : public torch::autograd::Node {
 
   std::string name() const override { return "nonlin_fusedBackward"; }  // (the Python Function's node's name)
 
+  // Compiled autograd (torch._dynamo.compiled_autograd) traces the backward: the kernel as the op
+  // nonlin::native32_grad_cpp, whose fake implementation the trace takes and whose CPU one the compiled graph calls.
+  void compiled_args(torch::dynamo::autograd::CompiledNodeArgs& args) const override {
+    args.collect(x_, false);
+    args.collect(primitive_);
+  }
+
+  variable_list apply_with_saved(const variable_list& grads,
+                                 torch::dynamo::autograd::SwapSavedVariables& saved) override {
+    static const auto op = python_op<Tensor(const Tensor&, const Tensor&, string_view)>("nonlin::native32_grad_cpp");
+    saved.before(x_);
+    variable_list result = {grads[0].defined() ? op.call(grads[0], x_.unpack(), primitive_) : Tensor()};
+    saved.after(x_);
+    return result;
+  }
+
   void release_variables() override {
     std::lock_guard<std::mutex> locked(mutex_);
     x_.reset_data();
@@ -295,8 +312,9 @@ def training_op():
         return _STATE.get("train") if _load() is not None else None
     with _LOCK:
         if "building" not in _STATE:
-            _STATE["building"] = threading.Thread(target=_build_in_background, name="nonlin-cpp-ops", daemon=True)
-            _STATE["building"].start()  # type: ignore[attr-defined]
+            thread = threading.Thread(target=_build_in_background, name="nonlin-cpp-ops", daemon=True)
+            _STATE["building"] = thread
+            thread.start()
     return None
 
 
@@ -349,6 +367,9 @@ def _load():
     if not cpu.compile_available():
         return None  # (compilation turned off: the Python ops, until it is on again)
     with _LOCK:
+        building = _STATE.get("building")
+        if isinstance(building, threading.Thread) and building is not threading.current_thread():
+            building.join()  # (a training call's build under way: this one would compile the same file again)
         if "register" in _STATE or "failed" in _STATE:
             return _STATE.get("register")
         try:
