@@ -255,3 +255,21 @@ def test_compiled_autograd_traces_the_training_node(backend):
     finally:
         torch._dynamo.reset()
     _same(x.grad, eager)
+
+
+@pytest.mark.parametrize("cpp", [True, False])
+def test_a_dual_tensor_is_refused_not_stripped_of_its_tangent(cpp):
+    """Forward-mode AD: neither node has a jvp; both refuse a dual tensor (a C++ node would otherwise return the
+    output without its tangent)."""
+    import torch.autograd.forward_ad as forward_ad
+
+    cpp_ops.set_enabled(cpp)
+    try:
+        call = dispatch.training_call(_native_job("gelu"))
+        (x,) = _inputs((8, 16), 1, seed=8)
+        with forward_ad.dual_level():
+            dual = forward_ad.make_dual(x.requires_grad_(), torch.ones_like(x))
+            with pytest.raises(NotImplementedError, match=r"forward-mode AD|jvp"):
+                call(dual)
+    finally:
+        cpp_ops.set_enabled(True)

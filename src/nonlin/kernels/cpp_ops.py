@@ -240,6 +240,9 @@ struct fused : public torch::autograd::Node {
 };
 
 Tensor train(int64_t job, string_view primitive, const Tensor& x) {
+  // (the Python Function has no jvp either: it refuses a dual tensor, where a node would drop its tangent)
+  TORCH_CHECK_NOT_IMPLEMENTED(!x._fw_grad(0).defined(), "nonlin: forward-mode AD (a dual tensor) through the ",
+                              "float32 kernels' training call (", primitive, ") is not implemented");
   Tensor y = unary_forward(x.contiguous(), primitive);
   if (at::GradMode::is_enabled() && x.requires_grad()) {
     auto node = c10::make_intrusive<fused>();
