@@ -382,18 +382,18 @@ def training_call(job: Job) -> Callable[[torch.Tensor], torch.Tensor]:
 _TRAINED: dict[int, Job] = {}  # id(job) -> job (held: its id stays its), for the C++ node's create_graph backward
 
 
-def _cpp_training(op, job: int, primitive: str, x: torch.Tensor) -> torch.Tensor:
+def _cpp_training(op, job_id: int, primitive: str, x: torch.Tensor) -> torch.Tensor:
     if torch._C._are_functorch_transforms_active():  # (a C++ node has no vmap or jvp rule: the Python Function)
-        return nonlin_fused.apply(_TRAINED[job], UNPACKED, x)
-    return op(job, primitive, x)
+        return nonlin_fused.apply(_TRAINED[job_id], UNPACKED, x)
+    return op(job_id, primitive, x)
 
 
 @graph_ops.composite_op("native32_train_grad", "(Tensor go, Tensor x, int job) -> Tensor")
-def _cpp_training_eager_grad(go: torch.Tensor, x: torch.Tensor, job: int) -> torch.Tensor:
+def _cpp_training_eager_grad(go: torch.Tensor, x: torch.Tensor, job_id: int) -> torch.Tensor:
     """d/dx of the C++ node's call under create_graph=True: the eager formulas, differentiable (as
     `nonlin_fused.backward`'s)."""
-    j = _TRAINED[job]
-    return _ops._eager_grads(j.plan.spec.name, "plain", j.fnames, j.fvals, "", [x], [], [], go)[0]
+    job = _TRAINED[job_id]
+    return _ops._eager_grads(job.plan.spec.name, "plain", job.fnames, job.fvals, "", [x], [], [], go)[0]
 
 
 def run_packed(job: Job, base: torch.Tensor, value_first: bool = False) -> torch.Tensor | None:
