@@ -273,3 +273,27 @@ def test_a_dual_tensor_is_refused_not_stripped_of_its_tangent(cpp):
                 call(dual)
     finally:
         cpp_ops.set_enabled(True)
+
+
+def test_a_graphs_build_waits_for_a_training_calls_build(monkeypatch):
+    """A graph that needs the library while a training call's background build is under way waits for that build
+    (`_load` joins its thread) instead of compiling the same file beside it."""
+    built = cpp_ops._library_path()
+    order = []
+    release = threading.Event()
+
+    def slow_build():
+        order.append(("start", threading.current_thread().name))
+        if threading.current_thread().name == "nonlin-cpp-ops":
+            release.wait(30)
+        order.append(("end", threading.current_thread().name))
+        return built
+
+    monkeypatch.setattr(cpp_ops, "_STATE", {})
+    monkeypatch.setattr(cpp_ops, "_library_path", lambda: built.with_name("not_built_yet.so"))
+    monkeypatch.setattr(cpp_ops, "_build", slow_build)
+    assert cpp_ops.training_op() is None  # (starts the background build)
+    threading.Timer(0.3, release.set).start()
+    assert cpp_ops._load() is not None
+    main = threading.current_thread().name
+    assert order == [("start", "nonlin-cpp-ops"), ("end", "nonlin-cpp-ops"), ("start", main), ("end", main)]

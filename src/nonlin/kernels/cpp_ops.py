@@ -427,12 +427,12 @@ def _library_path() -> Path:
 def _build() -> Path:
     """The library, compiled once per (source, torch, Python) (`_library_path`; written under a temporary name
     and moved into place: a build interrupted or raced by another process or thread leaves no broken file)."""
-    from torch._inductor.cpp_builder import get_cpp_compiler
-    from torch.utils.cpp_extension import include_paths, library_paths
-
     path = _library_path()
     if path.exists():
         return path
+    from torch._inductor.cpp_builder import get_cpp_compiler
+    from torch.utils.cpp_extension import include_paths, library_paths
+
     path.parent.mkdir(parents=True, exist_ok=True)
     unique = f"{os.getpid()}_{threading.get_ident()}"
     cpp = path.with_suffix(f".{unique}.cpp")

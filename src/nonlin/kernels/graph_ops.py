@@ -61,9 +61,7 @@ def _define(name: str, schema: str, fake: Callable):
 def define_twin(name: str, twin: str):
     """Define op nonlin::`twin` with `name`'s schema and fake implementation, its CPU implementation left to a
     library loaded after (`cpp_ops`)."""
-    if twin not in _DEFINED:
-        _define(twin, *_DEFINED[name])
-    return getattr(torch.ops.nonlin, twin).default
+    return define(twin, *_DEFINED[name])
 
 
 def define(name: str, schema: str, fake: Callable):
